@@ -1,0 +1,93 @@
+// RuntimeConfig: the simulated chip (clusters, cores, scheduler threads), every capacity the runtime
+// preallocates at construction, and the executor. Defaults model the a2a3 chip (SPEC §1); a5 is a preset.
+#pragma once
+
+#include <cstdint>
+
+namespace pto {
+
+/// Executor: what a simulated core does with a subtask (SPEC §2).
+enum class Executor : std::uint8_t {
+    Instant,  ///< completes at dispatch: pure scheduling throughput ("Fake Return")
+    Timed,    ///< completes once the kernel's duration x timed_scale has passed on the wall clock
+    Compute,  ///< runs the registered C++ kernel on a oneTBB worker pool; the core is busy until it returns
+};
+
+/// OrchestrationMode: whether scheduling overlaps orchestration (SPEC §2 "serial mode").
+enum class OrchestrationMode : std::uint8_t {
+    Concurrent,  ///< schedulers dispatch while the orchestrator submits (the default, the device's mode)
+    Serial,      ///< schedulers start once the orchestration function returns; the window must hold the graph
+};
+
+/// RuntimeConfig: plain data with documented defaults; Runtime's constructor calls validate().
+/// Every pool is sized here and allocated once, so nothing on the per-task path allocates; when a pool
+/// fills, the orchestrator waits for tasks to retire (back-pressure), and reports CapacityDeadlock naming
+/// the knob below when waiting cannot help.
+struct RuntimeConfig {
+    // ---- Machine model ----------------------------------------------------------------------------------
+    /// Clusters of cores. Default 24 (a2a3). Range 1..4096.
+    std::uint32_t cluster_count = 24;
+    /// AIC (cube) cores per cluster. Default 1. Must be 1 (a MIX subtask uses the cluster's AIC as lane 0).
+    std::uint32_t aic_per_cluster = 1;
+    /// AIV (vector) cores per cluster. Default 2 (lanes 1 and 2 of a MIX subtask). Range 1..2.
+    std::uint32_t aiv_per_cluster = 2;
+    /// Scheduler threads; cluster c belongs to thread c mod scheduler_threads, never split. Default 3.
+    /// Range 1..cluster_count. More threads than host cores is allowed (they park when idle).
+    std::uint32_t scheduler_threads = 3;
+
+    // ---- Capacities -------------------------------------------------------------------------------------
+    /// Task window: tasks submitted but not yet retired. Power of two, 8..2^24. Default 4096.
+    /// Larger windows let the orchestrator run further ahead (and serial mode needs the whole graph) at
+    /// ~2.3 KiB of argument storage per slot; smaller windows apply back-pressure sooner.
+    std::uint32_t window_tasks = 4096;
+    /// Heap ring for runtime-allocated tensors (create-infos, alloc_tensors). Default 64 MiB. Pages are
+    /// touched only as buffers are used. A scope whose live buffers exceed it deadlocks (CapacityDeadlock).
+    std::uint64_t heap_bytes = 64ull << 20;
+    /// Edge pool: producer->consumer links of tasks in the window (12 bytes each). Power of two,
+    /// 64..2^26. Default 2^17. Dense graphs (Qwen3 non-spmd has ~18 edges per launch) need more.
+    std::uint32_t edge_capacity = 1u << 17;
+    /// Tensormap entries (one per live tracked write or read of a view). Default 2^16, power of two.
+    /// Used by AUTO scopes only. Entries of retired tasks are reclaimed lazily.
+    std::uint32_t tensormap_entries = 1u << 16;
+
+    // ---- Execution --------------------------------------------------------------------------------------
+    Executor executor = Executor::Instant;
+    OrchestrationMode orchestration = OrchestrationMode::Concurrent;
+    /// Timed executor: wall time = kernel duration_us x timed_scale. Default 1.0; > 0.
+    double timed_scale = 1.0;
+    /// Timed executor: each subtask's duration is multiplied by a uniform factor in [1-j, 1+j]. Default 0.
+    /// Range 0..1.
+    double timed_jitter = 0.0;
+    /// Seed for jitter and any other randomness of a run; runs with equal seeds draw equal sequences.
+    std::uint64_t seed = 1;
+    /// Compute executor worker threads; 0 = one per host core. Default 0.
+    std::uint32_t compute_threads = 0;
+
+    // ---- Observability ----------------------------------------------------------------------------------
+    /// Record the submitted graph (tasks, edges, order) for export and for the virtual-time model.
+    bool record_graph = false;
+    /// Record per-subtask timestamps (dispatch, start, end, finish) for Perfetto export.
+    bool record_subtasks = false;
+    /// Time each orchestrator phase per submit (adds two clock reads per phase); counters are always kept.
+    bool profile_orchestrator = false;
+    /// Watchdog: report a stall after this long without progress. Default 10000 ms; 0 disables.
+    std::uint32_t stall_timeout_ms = 10000;
+
+    /// a2a3: 24 clusters x (1 AIC + 2 AIV), 3 schedulers (the defaults above).
+    static RuntimeConfig a2a3() { return RuntimeConfig{}; }
+    /// a5: 32 clusters x (1 AIC + 2 AIV), 4 schedulers.
+    static RuntimeConfig a5() {
+        RuntimeConfig c;
+        c.cluster_count = 32;
+        c.scheduler_threads = 4;
+        return c;
+    }
+
+    [[nodiscard]] std::uint32_t aic_count() const { return cluster_count * aic_per_cluster; }
+    [[nodiscard]] std::uint32_t aiv_count() const { return cluster_count * aiv_per_cluster; }
+
+    /// validate: throws Error{InvalidConfig} naming the first knob out of range.
+    void validate() const;
+};
+
+}  // namespace pto

@@ -1,0 +1,70 @@
+// What a run can record: the graph the orchestrator built (tasks, logical edges, submission order) and a
+// timestamp quadruple per subtask. Exporters, the virtual-time model, the peers and the tests read these.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pto/runtime/ids.h"
+#include "pto/runtime/task_desc.h"
+
+namespace pto {
+
+/// RecordedTask: one submitted task, in submission order.
+struct RecordedTask {
+    TaskId id;
+    TaskKind kind = TaskKind::Kernel;
+    CoreType core = CoreType::None;
+    FuncId funcs[3] = {};
+    std::uint32_t block_num = 1;
+    /// This task's producers are producers[first_producer, first_producer + producer_count).
+    std::uint32_t first_producer = 0;
+    std::uint32_t producer_count = 0;
+};
+
+/// KernelSummary: the kernel table entry a record refers to (name and mean duration for reports and the
+/// virtual-time model).
+struct KernelSummary {
+    FuncId id;
+    std::string name;
+    double duration_us = 0.0;
+};
+
+/// GraphRecord: the logical graph of one run. Edges are every distinct producer a task named or discovered,
+/// including producers that had already completed or retired when it was submitted (the runtime skips
+/// those at run time, but they are part of the graph the orchestration function described).
+struct GraphRecord {
+    std::vector<RecordedTask> tasks;
+    std::vector<TaskId> producers;
+    std::vector<KernelSummary> kernels;
+
+    [[nodiscard]] std::span<const TaskId> producers_of(const RecordedTask& t) const {
+        return {producers.data() + t.first_producer, t.producer_count};
+    }
+    /// kernel: the summary for `f`, or null if f was not registered.
+    [[nodiscard]] const KernelSummary* kernel(FuncId f) const;
+    /// index_of: position of task `id` in `tasks` (ids of one run are contiguous), or -1.
+    [[nodiscard]] std::int64_t index_of(TaskId id) const;
+    void clear();
+};
+
+/// SubtaskRecord: one block (or one MIX lane) on one core. Times are steady-clock nanoseconds since the run
+/// started: dispatch (placed in a running or pending slot), start (began running), end (the executor
+/// reported completion), finish (the scheduler processed the completion).
+struct SubtaskRecord {
+    TaskId task;
+    FuncId func;
+    std::uint32_t block_idx = 0;
+    std::uint32_t core = 0;        ///< global core index: AIC cores first, then AIV cores
+    std::uint8_t lane = 0;
+    std::uint8_t scheduler = 0;
+    CoreType core_type = CoreType::AIC;
+    std::int64_t dispatch_ns = 0;
+    std::int64_t start_ns = 0;
+    std::int64_t end_ns = 0;
+    std::int64_t finish_ns = 0;
+};
+
+}  // namespace pto

@@ -1,0 +1,80 @@
+// Plain counter structs a run reports: orchestrator phases, per-scheduler-thread loop figures, and the
+// run totals. Each is written by one thread during the run and read after it ends.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pto/runtime/ids.h"
+
+namespace pto {
+
+/// OrchestratorStats: what the orchestrator thread did. Counters are always kept; the *_ns phase times only
+/// when RuntimeConfig::profile_orchestrator is set (otherwise 0).
+struct OrchestratorStats {
+    std::uint64_t submits = 0;               ///< tasks of every kind
+    std::uint64_t edges_linked = 0;          ///< consumer linked into a running or pending producer's fanout
+    std::uint64_t edges_to_completed = 0;    ///< producer already completed: reference kept, no fanin
+    std::uint64_t edges_to_retired = 0;      ///< producer already retired: edge skipped (SPEC §2)
+    std::uint64_t edges_duplicate = 0;       ///< the same producer named twice for one consumer
+    std::uint64_t window_waits = 0;          ///< submits that waited for a task slot
+    std::uint64_t heap_waits = 0;            ///< submits that waited for heap bytes
+    std::uint64_t edge_waits = 0;            ///< submits that waited for edge-pool nodes
+    std::uint64_t tensormap_waits = 0;       ///< submits that waited for tensormap entries
+    std::uint64_t tensormap_lookups = 0;     ///< views looked up in AUTO scopes
+    std::uint64_t tensormap_inserts = 0;     ///< entries written in AUTO scopes
+    std::uint64_t scopes_closed = 0;
+    std::int64_t ring_alloc_ns = 0;          ///< slot, heap and edge-node reservation, including waits
+    std::int64_t arg_copy_ns = 0;            ///< copying arguments into the slot
+    std::int64_t dep_lookup_ns = 0;          ///< tensormap lookups
+    std::int64_t insert_ns = 0;              ///< tensormap inserts
+    std::int64_t fanin_ns = 0;               ///< linking into producers' fanout lists and publishing
+    std::int64_t scope_end_ns = 0;           ///< dropping scope references
+};
+
+/// SchedulerStats: one scheduler thread's loop. complete/dispatch/idle times are measured only when
+/// RuntimeConfig::profile_orchestrator is set.
+struct SchedulerStats {
+    std::uint32_t thread = 0;
+    std::uint64_t loops = 0;                 ///< passes of the scheduling loop
+    std::uint64_t busy_loops = 0;            ///< passes that completed or dispatched something
+    std::uint64_t subtasks_dispatched = 0;
+    std::uint64_t subtasks_completed = 0;
+    std::uint64_t tasks_completed = 0;       ///< tasks whose last subtask (or dependency-only task) ended here
+    std::uint64_t parks = 0;                 ///< times the thread slept for lack of work
+    std::int64_t complete_ns = 0;
+    std::int64_t dispatch_ns = 0;
+    std::int64_t idle_ns = 0;
+
+    [[nodiscard]] double tasks_per_busy_loop() const {
+        return busy_loops == 0 ? 0.0 : static_cast<double>(tasks_completed) / static_cast<double>(busy_loops);
+    }
+};
+
+/// TaskFailure: a task whose kernel failed, with the kernel's message.
+struct TaskFailure {
+    TaskId task;
+    std::string kernel;
+    std::string message;
+};
+
+/// RunReport: totals of one run. completed + failed + cancelled == submitted always holds after a run.
+struct RunReport {
+    std::uint64_t submitted = 0;          ///< tasks of every kind
+    std::uint64_t kernel_tasks = 0;       ///< kernel launches
+    std::uint64_t framework_tasks = 0;    ///< alloc and dependency-only tasks
+    std::uint64_t subtasks = 0;           ///< sum of block_num over kernel launches
+    std::uint64_t completed = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t cancelled = 0;          ///< depended, directly or not, on a failed task; never ran
+    std::int64_t orchestration_ns = 0;    ///< wall time of the orchestration function
+    std::int64_t end_to_end_ns = 0;       ///< from run start until every task finished
+    OrchestratorStats orchestrator;
+    std::vector<SchedulerStats> schedulers;
+    std::vector<TaskFailure> failures;    ///< first failures, in the order observed (at most 16 kept)
+
+    [[nodiscard]] bool ok() const { return failed == 0 && cancelled == 0; }
+};
+
+}  // namespace pto

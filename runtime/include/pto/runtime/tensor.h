@@ -1,0 +1,101 @@
+// TensorView, the value type every task argument uses: a strided view of a buffer (SPEC §4), plus the
+// direction a task accesses it with. Views are metadata only; slicing, reshaping and transposing never copy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+
+#include "pto/runtime/ids.h"
+
+namespace pto {
+
+inline constexpr int kMaxTensorDims = 5;
+
+enum class DataType : std::uint8_t { F32, F16, BF16, I8, U8, I32, I64 };
+
+[[nodiscard]] constexpr std::size_t size_of(DataType t) {
+    switch (t) {
+        case DataType::F32: return 4;
+        case DataType::F16: return 2;
+        case DataType::BF16: return 2;
+        case DataType::I8: return 1;
+        case DataType::U8: return 1;
+        case DataType::I32: return 4;
+        case DataType::I64: return 8;
+    }
+    return 0;
+}
+
+/// Direction: how a task accesses a tensor argument; decides RAW / WAW / WAR edges in AUTO scopes.
+enum class Direction : std::uint8_t { In, Out, InOut };
+
+/// TensorCreateInfo: an output the runtime allocates from its heap ring when the task is submitted; the task
+/// handle then holds the new view. The buffer lives until the creating task retires.
+struct TensorCreateInfo {
+    DataType dtype = DataType::F32;
+    std::uint32_t ndim = 0;
+    std::uint32_t shape[kMaxTensorDims] = {};
+
+    TensorCreateInfo() = default;
+    /// A contiguous row-major tensor of `shape` (1 to 5 dimensions, checked when submitted).
+    TensorCreateInfo(DataType type, std::initializer_list<std::uint32_t> dims);
+
+    [[nodiscard]] std::uint64_t element_count() const;
+    [[nodiscard]] std::uint64_t byte_size() const { return element_count() * size_of(dtype); }
+};
+
+/// TensorView: `shape` elements starting at element `offset` of the buffer at `base`, stepping `strides`
+/// elements per index of each dimension (strides may be any non-negative values: transposed and interleaved
+/// views are exact). The buffer is identified by `base`: two views alias only if their bases are equal.
+///
+/// A view is tracked by default: in AUTO scopes the tensormap finds the tasks it depends on. An untracked
+/// view (weights, constants, data synchronised outside the runtime) never touches the tensormap. A view the
+/// runtime allocated carries its creator's TaskId, so readers depend on the creator without a map lookup.
+///
+/// The type is trivially copyable and has no default member initialisers on the arrays, so argument lists
+/// can hold uninitialised views for free; construct views with the factories below.
+struct TensorView {
+    void* base;
+    std::int64_t offset;
+    std::uint32_t shape[kMaxTensorDims];
+    std::int64_t strides[kMaxTensorDims];
+    TaskId creator;
+    std::uint8_t ndim;
+    DataType dtype;
+    bool is_tracked;
+
+    /// contiguous: a row-major view over a whole buffer of `dims` elements of `type`.
+    static TensorView contiguous(void* base, DataType type, std::initializer_list<std::uint32_t> dims);
+    /// contiguous: the same with the shape given as a span (ndim = dims.size(), 1 to 5).
+    static TensorView contiguous(void* base, DataType type, std::span<const std::uint32_t> dims);
+
+    /// slice: the sub-view of `length` indices from `start` along dimension `dim`; same rank.
+    /// Throws InvalidTensor if the range leaves the view.
+    [[nodiscard]] TensorView slice(int dim, std::uint32_t start, std::uint32_t length) const;
+    /// reshape: the same elements under a new row-major shape; the view must be contiguous.
+    [[nodiscard]] TensorView reshape(std::initializer_list<std::uint32_t> dims) const;
+    /// transpose: swaps dimensions a and b (strides follow, no data moves).
+    [[nodiscard]] TensorView transpose(int a, int b) const;
+    /// untracked: this view, excluded from dependency discovery.
+    [[nodiscard]] TensorView untracked() const;
+
+    [[nodiscard]] std::uint64_t element_count() const;
+    [[nodiscard]] bool is_contiguous() const;
+    /// data: pointer to the view's first element (index 0 in every dimension).
+    template <class T>
+    [[nodiscard]] T* data() const {
+        return static_cast<T*>(base) + offset;
+    }
+    /// element_offset: the buffer element index of the element at `index` (ndim entries).
+    [[nodiscard]] std::int64_t element_offset(std::span<const std::uint32_t> index) const;
+};
+
+/// TensorArg: one tensor argument of a task.
+struct TensorArg {
+    TensorView view;
+    Direction direction;
+};
+
+}  // namespace pto

@@ -1,0 +1,45 @@
+// RuntimeConfig::validate: one check per knob, each error naming the knob, its value and the valid range.
+#include "pto/runtime/config.h"
+
+#include <bit>
+#include <string>
+
+#include "pto/runtime/detail/throw.h"
+
+namespace pto {
+namespace {
+
+[[noreturn]] void bad_knob(const char* knob, const std::string& value, const char* rule) {
+    detail::throw_error(ErrorCode::InvalidConfig,
+                        std::string("RuntimeConfig::") + knob + " = " + value + ": " + rule);
+}
+
+void check_range(const char* knob, std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
+    if (v < lo || v > hi)
+        bad_knob(knob, std::to_string(v),
+                 ("must be in " + std::to_string(lo) + ".." + std::to_string(hi)).c_str());
+}
+
+void check_pow2(const char* knob, std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
+    check_range(knob, v, lo, hi);
+    if (!std::has_single_bit(v)) bad_knob(knob, std::to_string(v), "must be a power of two");
+}
+
+}  // namespace
+
+void RuntimeConfig::validate() const {
+    check_range("cluster_count", cluster_count, 1, 4096);
+    check_range("aic_per_cluster", aic_per_cluster, 1, 1);
+    check_range("aiv_per_cluster", aiv_per_cluster, 1, 2);
+    check_range("scheduler_threads", scheduler_threads, 1, cluster_count);
+    check_pow2("window_tasks", window_tasks, 8, 1u << 24);
+    check_range("heap_bytes", heap_bytes, 4096, 1ull << 40);
+    check_pow2("edge_capacity", edge_capacity, 64, 1u << 26);
+    check_pow2("tensormap_entries", tensormap_entries, 64, 1u << 26);
+    if (!(timed_scale > 0.0)) bad_knob("timed_scale", std::to_string(timed_scale), "must be > 0");
+    if (!(timed_jitter >= 0.0 && timed_jitter <= 1.0))
+        bad_knob("timed_jitter", std::to_string(timed_jitter), "must be in 0..1");
+    check_range("compute_threads", compute_threads, 0, 1024);
+}
+
+}  // namespace pto

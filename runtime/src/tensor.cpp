@@ -1,0 +1,129 @@
+// TensorView factories and zero-copy view operations; every check throws InvalidTensor naming the problem.
+#include "pto/runtime/tensor.h"
+
+#include <string>
+
+#include "pto/runtime/detail/throw.h"
+
+namespace pto {
+namespace {
+
+[[noreturn]] void bad_tensor(const std::string& what) { detail::throw_error(ErrorCode::InvalidTensor, what); }
+
+void check_rank(std::size_t ndim) {
+    if (ndim < 1 || ndim > static_cast<std::size_t>(kMaxTensorDims))
+        bad_tensor("a tensor has 1 to " + std::to_string(kMaxTensorDims) + " dimensions, not " +
+                   std::to_string(ndim));
+}
+
+void fill_row_major(TensorView& v) {
+    std::int64_t stride = 1;
+    for (int d = v.ndim - 1; d >= 0; --d) {
+        v.strides[d] = stride;
+        stride *= v.shape[d];
+    }
+    for (int d = v.ndim; d < kMaxTensorDims; ++d) {
+        v.shape[d] = 1;
+        v.strides[d] = 0;
+    }
+}
+
+}  // namespace
+
+TensorCreateInfo::TensorCreateInfo(DataType type, std::initializer_list<std::uint32_t> dims) : dtype(type) {
+    check_rank(dims.size());
+    ndim = static_cast<std::uint32_t>(dims.size());
+    std::uint32_t d = 0;
+    for (std::uint32_t n : dims) shape[d++] = n;
+}
+
+std::uint64_t TensorCreateInfo::element_count() const {
+    std::uint64_t n = 1;
+    for (std::uint32_t d = 0; d < ndim; ++d) n *= shape[d];
+    return n;
+}
+
+TensorView TensorView::contiguous(void* base, DataType type, std::initializer_list<std::uint32_t> dims) {
+    return contiguous(base, type, std::span<const std::uint32_t>(dims.begin(), dims.size()));
+}
+
+TensorView TensorView::contiguous(void* base, DataType type, std::span<const std::uint32_t> dims) {
+    check_rank(dims.size());
+    TensorView v;
+    v.base = base;
+    v.offset = 0;
+    v.creator = TaskId{};
+    v.ndim = static_cast<std::uint8_t>(dims.size());
+    v.dtype = type;
+    v.is_tracked = true;
+    for (std::size_t d = 0; d < dims.size(); ++d) v.shape[d] = dims[d];
+    fill_row_major(v);
+    return v;
+}
+
+TensorView TensorView::slice(int dim, std::uint32_t start, std::uint32_t length) const {
+    if (dim < 0 || dim >= ndim)
+        bad_tensor("slice dimension " + std::to_string(dim) + " of a rank-" + std::to_string(ndim) + " view");
+    if (static_cast<std::uint64_t>(start) + length > shape[dim])
+        bad_tensor("slice [" + std::to_string(start) + ", " + std::to_string(start + length) +
+                   ") leaves dimension " + std::to_string(dim) + " of size " + std::to_string(shape[dim]));
+    TensorView v = *this;
+    v.offset += static_cast<std::int64_t>(start) * strides[dim];
+    v.shape[dim] = length;
+    return v;
+}
+
+TensorView TensorView::reshape(std::initializer_list<std::uint32_t> dims) const {
+    check_rank(dims.size());
+    if (!is_contiguous()) bad_tensor("reshape needs a contiguous view; copy or slice differently");
+    std::uint64_t n = 1;
+    for (std::uint32_t d : dims) n *= d;
+    if (n != element_count())
+        bad_tensor("reshape to " + std::to_string(n) + " elements of a view of " +
+                   std::to_string(element_count()));
+    TensorView v = *this;
+    v.ndim = static_cast<std::uint8_t>(dims.size());
+    int d = 0;
+    for (std::uint32_t s : dims) v.shape[d++] = s;
+    fill_row_major(v);
+    return v;
+}
+
+TensorView TensorView::transpose(int a, int b) const {
+    if (a < 0 || b < 0 || a >= ndim || b >= ndim)
+        bad_tensor("transpose of dimensions " + std::to_string(a) + " and " + std::to_string(b) +
+                   " of a rank-" + std::to_string(ndim) + " view");
+    TensorView v = *this;
+    std::swap(v.shape[a], v.shape[b]);
+    std::swap(v.strides[a], v.strides[b]);
+    return v;
+}
+
+TensorView TensorView::untracked() const {
+    TensorView v = *this;
+    v.is_tracked = false;
+    return v;
+}
+
+std::uint64_t TensorView::element_count() const {
+    std::uint64_t n = 1;
+    for (int d = 0; d < ndim; ++d) n *= shape[d];
+    return n;
+}
+
+bool TensorView::is_contiguous() const {
+    std::int64_t expected = 1;
+    for (int d = ndim - 1; d >= 0; --d) {
+        if (shape[d] != 1 && strides[d] != expected) return false;
+        expected *= shape[d];
+    }
+    return true;
+}
+
+std::int64_t TensorView::element_offset(std::span<const std::uint32_t> index) const {
+    std::int64_t at = offset;
+    for (std::size_t d = 0; d < index.size() && d < ndim; ++d) at += static_cast<std::int64_t>(index[d]) * strides[d];
+    return at;
+}
+
+}  // namespace pto
