@@ -30,10 +30,13 @@ std::string_view to_string(ErrorCode code) {
 }
 
 Error::Error(ErrorCode code, std::string message) : code_(code) {
-    std::string_view name = to_string(code);
-    what_.reserve(name.size() + 2 + message.size());
-    what_.append(name).append(": ").append(message);
+    const std::string_view name = to_string(code);
     prefix_length_ = name.size() + 2;
+    what_.resize(prefix_length_ + message.size());
+    name.copy(what_.data(), name.size());
+    what_[name.size()] = ':';
+    what_[name.size() + 1] = ' ';
+    message.copy(what_.data() + prefix_length_, message.size());
 }
 
 std::string_view Error::message() const noexcept { return std::string_view(what_).substr(prefix_length_); }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "pto/runtime/config.h"
+#include "pto/runtime/error.h"
 #include "pto/runtime/graph.h"
 #include "pto/runtime/ids.h"
 #include "pto/runtime/kernels.h"

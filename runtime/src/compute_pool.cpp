@@ -1,0 +1,95 @@
+// ComputePool over a oneTBB task_arena: jobs are enqueued (fire and forget) so a scheduler thread never
+// joins the arena or runs a kernel itself.
+#include "compute_pool.h"
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <string>
+
+#include <thread>
+
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
+namespace pto::detail {
+namespace {
+
+std::int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+void run_job(const ComputeJob& job) {
+    Engine& engine = *job.engine;
+    const TaskSlot& task = engine.slots[job.slot];
+    const SlotArgs& args = engine.args[job.slot];
+    const KernelInfo* kernel = engine.kernel(task.funcs[job.lane]);
+    CoreState& core = *job.core;
+    int status = 0;
+    std::string error;
+    if (kernel == nullptr || kernel->fn == nullptr) {
+        status = -1;
+        error = "no compute function registered for " + engine.kernel_name(task.funcs[job.lane]);
+    } else {
+        KernelContext ctx{std::span<const TensorArg>(args.tensors, args.tensor_count),
+                          std::span<const std::uint64_t>(args.scalars, args.scalar_count),
+                          job.block,
+                          task.block_num,
+                          job.lane,
+                          engine.task_id_of(job.slot),
+                          kernel->user};
+        try {
+            status = kernel->fn(ctx);
+            if (status != 0) error = "kernel returned " + std::to_string(status);
+        } catch (const std::exception& e) {
+            status = -1;
+            error = std::string("kernel threw: ") + e.what();
+        } catch (...) {
+            status = -1;
+            error = "kernel threw a non-standard exception";
+        }
+    }
+    core.result = status;
+    core.error = std::move(error);
+    core.end_ns = steady_ns();
+    // Release: publishes result, error and end_ns to the scheduler's acquire load of `done`.
+    core.done.store(true, std::memory_order_release);
+    engine.wake_scheduler(job.scheduler);
+}
+
+}  // namespace
+
+struct ComputePool::Arena {
+    // No slot is reserved for external threads: schedulers only enqueue, so every slot is a worker. TBB
+    // caps workers at (cores - 1) by default, counting a master that never joins here; lift the cap.
+    explicit Arena(int threads)
+        : parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads) + 1),
+          arena(threads, 0) {}
+    tbb::global_control parallelism;
+    tbb::task_arena arena;
+    std::atomic<std::uint64_t> outstanding{0};  // jobs enqueued and not yet returned
+};
+
+ComputePool::ComputePool(std::uint32_t threads)
+    : arena_(std::make_unique<Arena>(threads == 0 ? static_cast<int>(std::thread::hardware_concurrency())
+                                                  : static_cast<int>(threads))) {}
+
+ComputePool::~ComputePool() { wait_idle(); }
+
+void ComputePool::submit(const ComputeJob& job) {
+    arena_->outstanding.fetch_add(1, std::memory_order_relaxed);
+    Arena* arena = arena_.get();
+    arena->arena.enqueue([job, arena] {
+        run_job(job);
+        arena->outstanding.fetch_sub(1, std::memory_order_release);  // pairs with wait_idle's acquire
+    });
+}
+
+void ComputePool::wait_idle() {
+    // Cold (shutdown, aborted runs): kernels are expected to return, so yielding is enough.
+    while (arena_->outstanding.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+}
+
+}  // namespace pto::detail

@@ -1,0 +1,53 @@
+// EdgePool: the preallocated ring of producer->consumer edge nodes. The orchestrator allocates nodes in
+// submission order and frees them in retirement order, so it is a plain ring with no atomics of its own.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+namespace pto::detail {
+
+/// EdgeNode: one producer->consumer edge of a dynamically submitted task. Allocated when the consumer is
+/// submitted, read by the producer's completer (walking its fanout list through `next`) and by the
+/// consumer's completer (dropping its reference on the producer), freed when the consumer retires: every
+/// reader is done by then, because the producer completed before the consumer ran, and the consumer
+/// completed before it retired.
+struct EdgeNode {
+    std::uint32_t producer_slot;
+    std::uint32_t consumer_slot;
+    std::uint32_t next;  // 1 + index of the next older node in the producer's fanout list; 0 ends it
+};
+
+/// EdgePool: ring of EdgeNodes addressed by a running 64-bit counter; index = counter & mask.
+/// Orchestrator thread only, except that completers read nodes published to them.
+class EdgePool {
+public:
+    explicit EdgePool(std::uint32_t capacity)
+        : nodes_(std::make_unique_for_overwrite<EdgeNode[]>(capacity)), mask_(capacity - 1) {}
+
+    [[nodiscard]] EdgeNode& at(std::uint64_t counter) { return nodes_[counter & mask_]; }
+    [[nodiscard]] const EdgeNode& at(std::uint64_t counter) const { return nodes_[counter & mask_]; }
+    [[nodiscard]] EdgeNode& node(std::uint32_t index) { return nodes_[index]; }
+    [[nodiscard]] std::uint32_t index_of(std::uint64_t counter) const {
+        return static_cast<std::uint32_t>(counter & mask_);
+    }
+
+    [[nodiscard]] std::uint64_t head() const { return head_; }
+    [[nodiscard]] std::uint64_t capacity() const { return mask_ + 1; }
+    [[nodiscard]] std::uint64_t free_nodes() const { return capacity() - (head_ - tail_); }
+    /// allocate: the counter of a new node; the caller checked free_nodes() first.
+    std::uint64_t allocate() { return head_++; }
+    /// unallocate: returns the newest node (a link attempt that found its producer retired).
+    void unallocate() { --head_; }
+    /// release_until: frees every node allocated before `counter` (the end mark of a retired task).
+    void release_until(std::uint64_t counter) { tail_ = counter; }
+    void reset() { head_ = tail_ = 0; }
+
+private:
+    std::unique_ptr<EdgeNode[]> nodes_;
+    std::uint64_t mask_;
+    std::uint64_t head_ = 0;  // next node to allocate
+    std::uint64_t tail_ = 0;  // oldest node still in use
+};
+
+}  // namespace pto::detail

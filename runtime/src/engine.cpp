@@ -1,0 +1,125 @@
+// The completion protocol (see "The link word" and "The fanin counter" in task_slot.h) and the wake-ups
+// around it.
+#include "engine.h"
+
+#include <utility>
+
+namespace pto::detail {
+
+Engine::Engine(const RuntimeConfig& cfg)
+    : config(cfg),
+      window_mask(cfg.window_tasks - 1),
+      slots(std::make_unique<TaskSlot[]>(cfg.window_tasks)),
+      args(std::make_unique_for_overwrite<SlotArgs[]>(cfg.window_tasks)),
+      task_ids(std::make_unique<std::uint64_t[]>(cfg.window_tasks)),
+      edges(cfg.edge_capacity),
+      ready(cfg.window_tasks) {
+    for (std::uint32_t i = 0; i < cfg.scheduler_threads; ++i)
+        scheduler_parkers.push_back(std::make_unique<Parker>());
+}
+
+std::string Engine::kernel_name(FuncId f) const {
+    if (const KernelInfo* k = kernel(f)) return k->name;
+    if (f.is_none()) return "none";
+    return "func " + std::to_string(f.value);
+}
+
+void Engine::complete_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx) {
+    end_task(slot, outcome, ctx);
+    // Cancellation spreads through whole subgraphs; a worklist keeps the stack flat.
+    while (!ctx.cancelled_ready.empty()) {
+        std::uint32_t next = ctx.cancelled_ready.back();
+        ctx.cancelled_ready.pop_back();
+        end_task(next, Outcome::Cancelled, ctx);
+    }
+}
+
+void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx) {
+    TaskSlot& task = slots[slot];
+    const bool cancel_consumers = outcome != Outcome::Ok;
+    // The outcome must be visible to consumers linked after the close (they read it when they see the
+    // closed bit); the close CAS below is the release that publishes it.
+    if (cancel_consumers) task.outcome.store(outcome, std::memory_order_relaxed);
+
+    std::uint64_t word = task.link.load(std::memory_order_relaxed);
+    // acq_rel: acquire pairs with the orchestrator's push CAS (release) so every pushed node is visible;
+    // release publishes the outcome to later linkers.
+    while (!task.link.compare_exchange_weak(word, (word & ~kLinkHeadMask) | kLinkClosed,
+                                            std::memory_order_acq_rel, std::memory_order_relaxed)) {
+    }
+
+    for (std::uint16_t i = 0; i < task.static_consumer_count; ++i)
+        release_consumer((slot + task.static_consumers[i]) & window_mask, cancel_consumers, ctx);
+
+    for (std::uint32_t e = link_head(word); e != 0;) {
+        const EdgeNode& node = edges.node(e - 1);
+        // Read the node before releasing its consumer: the consumer may then run, retire, and the
+        // orchestrator may hand the node to a new edge.
+        const std::uint32_t next = node.next;
+        release_consumer(node.consumer_slot, cancel_consumers, ctx);
+        e = next;
+    }
+
+    // This task no longer needs its producers' outputs.
+    for (std::uint32_t i = 0; i < task.fanin_edge_count; ++i)
+        drop_reference(edges.at(static_cast<std::uint32_t>(task.fanin_edge_begin + i)).producer_slot);
+    for (std::uint16_t i = 0; i < task.static_producer_count; ++i)
+        drop_reference((slot - task.static_producers[i]) & window_mask);
+
+    switch (outcome) {
+        case Outcome::Ok: ++ctx.counters.completed; break;
+        case Outcome::Failed: ++ctx.counters.failed; break;
+        case Outcome::Cancelled: ++ctx.counters.cancelled; break;
+    }
+    // Last: once the completion reference is gone the orchestrator may retire and reuse the slot.
+    drop_reference(slot);
+}
+
+void Engine::release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx) {
+    TaskSlot& task = slots[consumer];
+    // Ordered before the fanin decrement (release), so whoever takes fanin to zero sees it.
+    if (cancel) task.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
+    // acq_rel: the thread reaching zero owns the transition to ready (see "The fanin counter").
+    if (task.fanin_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(consumer, ctx);
+}
+
+void Engine::make_ready(std::uint32_t slot, CompletionContext& ctx) {
+    TaskSlot& task = slots[slot];
+    // Relaxed: the caller just performed the acquire RMW that made the task ready.
+    if (task.outcome.load(std::memory_order_relaxed) == Outcome::Cancelled ||
+        abort_requested.load(std::memory_order_relaxed)) [[unlikely]] {
+        task.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
+        ctx.cancelled_ready.push_back(slot);
+        return;
+    }
+    ready.push(task.shape, slot);
+    ctx.pushed_ready = true;
+}
+
+void Engine::drop_reference(std::uint32_t slot) {
+    // seq_cst: pairs with the orchestrator's park (Parker protocol) when it waits for a slot to retire.
+    const std::uint64_t before = slots[slot].link.fetch_sub(kLinkRefUnit, std::memory_order_seq_cst);
+    if (link_refs(before) == 1) orchestrator_parker.unpark();
+}
+
+void Engine::record_failure(std::uint32_t slot, std::string message) {
+    std::lock_guard lock(failures_mutex);
+    if (failures.size() >= kMaxReportedFailures) return;
+    failures.push_back(TaskFailure{task_id_of(slot), kernel_name(slots[slot].funcs[0]), std::move(message)});
+}
+
+void Engine::wake_schedulers() {
+    // Orders the caller's queue push before the sleeper count read (Parker protocol, fence form).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (sleeping_schedulers.load(std::memory_order_relaxed) == 0) return;
+    for (auto& parker : scheduler_parkers) parker->unpark();
+}
+
+void Engine::add_finished(std::uint64_t n) {
+    if (n == 0) return;
+    finished_tasks.fetch_add(n, std::memory_order_seq_cst);
+    progress_epoch.fetch_add(1, std::memory_order_relaxed);
+    if (run_is_drained()) orchestrator_parker.unpark();
+}
+
+}  // namespace pto::detail

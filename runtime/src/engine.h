@@ -1,0 +1,126 @@
+// Engine: the state the orchestrator and the scheduler threads share during a run (task slots, cold
+// arguments, edge nodes, ready queues, wake-up machinery, progress counters) and the completion protocol
+// that releases consumers and producers when a task ends.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "edge_pool.h"
+#include "parker.h"
+#include "pto/runtime/config.h"
+#include "pto/runtime/kernels.h"
+#include "pto/runtime/stats.h"
+#include "pto/runtime/task_desc.h"
+#include "ready_queues.h"
+#include "task_slot.h"
+
+namespace pto::detail {
+
+/// SlotArgs: cold per-slot copy of a task's arguments, read by the compute executor.
+struct SlotArgs {
+    std::uint32_t tensor_count;
+    std::uint32_t scalar_count;
+    TensorArg tensors[kMaxTensorArgs];
+    std::uint64_t scalars[kMaxScalarArgs];
+};
+
+/// CompletionCounters: outcomes counted by one thread (summed when the run ends).
+struct CompletionCounters {
+    std::uint64_t completed = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t cancelled = 0;
+    [[nodiscard]] std::uint64_t total() const { return completed + failed + cancelled; }
+};
+
+/// CompletionContext: per-thread scratch for complete_task (cancellation worklist, counters).
+struct CompletionContext {
+    CompletionCounters counters;
+    std::vector<std::uint32_t> cancelled_ready;  // consumers made ready while cancelled; drained iteratively
+    bool pushed_ready = false;                   // pushed work a sleeping scheduler may want
+};
+
+class Engine {
+public:
+    explicit Engine(const RuntimeConfig& config);
+
+    const RuntimeConfig config;
+    const std::uint32_t window_mask;
+
+    std::unique_ptr<TaskSlot[]> slots;
+    std::unique_ptr<SlotArgs[]> args;
+    std::unique_ptr<std::uint64_t[]> task_ids;  // id of the task in each slot; cold, for reports
+    EdgePool edges;
+    ReadyQueues ready;
+    std::vector<KernelInfo> kernels;  // indexed by FuncId; changed only between runs
+
+    [[nodiscard]] TaskId task_id_of(std::uint32_t slot) const { return TaskId{task_ids[slot]}; }
+    [[nodiscard]] const KernelInfo* kernel(FuncId f) const {
+        return f.value < kernels.size() && !kernels[f.value].name.empty() ? &kernels[f.value] : nullptr;
+    }
+    [[nodiscard]] std::string kernel_name(FuncId f) const;
+
+    // ---- Completion protocol (any thread) -------------------------------------------------------------
+
+    /// complete_task: ends task `slot` with `outcome`: closes its fanout list and releases every consumer
+    /// (cancelling them if the outcome is not Ok), drops its references on its producers and its own
+    /// completion reference, then counts it. Consumers cancelled on the way are completed too.
+    void complete_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx);
+    /// make_ready: hands a task whose fanin reached zero to its ready queue (or ends it if cancelled).
+    void make_ready(std::uint32_t slot, CompletionContext& ctx);
+    /// drop_reference: one reference of `slot` released (scope end, consumer done, own completion).
+    void drop_reference(std::uint32_t slot);
+    /// record_failure: keeps the first failures for the run report (cold; takes a lock).
+    void record_failure(std::uint32_t slot, std::string message);
+
+    // ---- Wake-ups ------------------------------------------------------------------------------------
+
+    /// wake_schedulers: after pushing ready work, unparks sleeping schedulers (a seq_cst fence, then one
+    /// load when none sleeps).
+    void wake_schedulers();
+    /// wake_scheduler: unparks scheduler `index` (compute workers call it when a kernel returns).
+    void wake_scheduler(std::uint32_t index) { scheduler_parkers[index]->unpark(); }
+
+    std::vector<std::unique_ptr<Parker>> scheduler_parkers;
+    Parker orchestrator_parker;
+
+    // ---- Run progress --------------------------------------------------------------------------------
+
+    /// finished_tasks: tasks ended this run (completed + failed + cancelled), added once per scheduler pass
+    /// (seq_cst: pairs with the orchestrator's park in end_run).
+    alignas(kFalseSharingRange) std::atomic<std::uint64_t> finished_tasks{0};
+    /// submitted_total: the run's task count once orchestration ended; ~0 before.
+    std::atomic<std::uint64_t> submitted_total{~0ull};
+    /// progress_epoch: bumped by every thread that made progress; the watchdog reads it.
+    alignas(kFalseSharingRange) std::atomic<std::uint64_t> progress_epoch{0};
+
+    // Written by the orchestrator (begin/end of run), read by schedulers each pass.
+    alignas(kFalseSharingRange) std::atomic<bool> dispatch_enabled{false};
+    std::atomic<bool> shutting_down{false};
+    /// quiesce_epoch: bumped after dispatch is disabled; schedulers acknowledge it (Scheduler::loop).
+    std::atomic<std::uint64_t> quiesce_epoch{0};
+    std::atomic<std::uint32_t> sleeping_schedulers{0};
+    /// abort_requested: the watchdog asks schedulers to cancel every task not yet dispatched.
+    std::atomic<bool> abort_requested{false};
+
+    /// add_finished: publishes `n` more ended tasks and wakes the orchestrator if the run is done.
+    void add_finished(std::uint64_t n);
+    [[nodiscard]] bool run_is_drained() const {
+        return finished_tasks.load(std::memory_order_seq_cst) ==
+               submitted_total.load(std::memory_order_seq_cst);
+    }
+
+    std::mutex failures_mutex;
+    std::vector<TaskFailure> failures;  // guarded by failures_mutex
+    static constexpr std::size_t kMaxReportedFailures = 16;
+
+private:
+    void release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx);
+    void end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx);
+};
+
+}  // namespace pto::detail

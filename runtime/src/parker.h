@@ -1,0 +1,55 @@
+// Parker: lets one thread sleep until another thread has news for it, without a lost wake-up and without
+// any cost to the waker while nobody sleeps. Used by scheduler threads (no work) and the orchestrator
+// (window full, run draining).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+namespace pto::detail {
+
+/// Protocol. Waiter: park_until(check, deadline) sets `parked_` (seq_cst), then evaluates `check` and
+/// sleeps only if it is still false. Waker: makes its news visible, then calls unpark(), which reads
+/// `parked_` (seq_cst) and takes the lock only if the waiter is parked. The two seq_cst accesses order
+/// "waiter publishes parked -> waiter re-checks" against "waker publishes news -> waker reads parked":
+/// either the waiter's re-check sees the news or the waker sees parked_ and notifies under the lock.
+/// The waker's news must be published with a seq_cst store or RMW (or be followed by a seq_cst fence).
+class Parker {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    /// park_until: sleeps until unpark(), `deadline`, or a spurious wake-up, unless check() is already
+    /// true after announcing the park. Returns check()'s last value.
+    template <class Check>
+    bool park_until(Check&& check, Clock::time_point deadline) {
+        std::unique_lock lock(mutex_);
+        parked_.store(true, std::memory_order_seq_cst);
+        bool ready = check();
+        if (!ready && !notified_) cv_.wait_until(lock, deadline, [&] { return notified_; });
+        notified_ = false;
+        parked_.store(false, std::memory_order_relaxed);  // only the waiter reads its own flag's reset
+        return ready || check();
+    }
+
+    /// unpark: wakes the waiter if it is parked; cheap (one load) otherwise.
+    void unpark() {
+        if (!parked_.load(std::memory_order_seq_cst)) return;
+        {
+            std::lock_guard lock(mutex_);
+            notified_ = true;
+        }
+        cv_.notify_one();
+    }
+
+    [[nodiscard]] bool is_parked() const { return parked_.load(std::memory_order_seq_cst); }
+
+private:
+    std::atomic<bool> parked_{false};
+    bool notified_ = false;  // guarded by mutex_
+    std::mutex mutex_;
+    std::condition_variable cv_;
+};
+
+}  // namespace pto::detail

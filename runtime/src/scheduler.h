@@ -1,0 +1,100 @@
+// Scheduler: one scheduler thread (a simulated AICPU thread). Each pass it collects finished subtasks from
+// its cores, completes framework tasks, and places ready blocks on its clusters with the dispatch policy.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "compute_pool.h"
+#include "core_table.h"
+#include "engine.h"
+#include "pto/runtime/graph.h"
+#include "pto/runtime/stats.h"
+
+namespace pto::detail {
+
+/// RunSettings: per-run values every scheduler reads, fixed by the orchestrator before dispatch starts.
+struct RunSettings {
+    std::int64_t start_ns = 0;                     // steady clock at begin_run
+    bool record_subtasks = false;
+    bool profile = false;
+    std::vector<std::int64_t> duration_ns;         // timed executor: scaled mean duration per FuncId
+};
+
+class Scheduler {
+public:
+    Scheduler(Engine& engine, const RunSettings& settings, ComputePool* compute, std::uint32_t index);
+    ~Scheduler();
+    Scheduler(const Scheduler&) = delete;
+    Scheduler& operator=(const Scheduler&) = delete;
+
+    /// reset_for_run: clears statistics and records (orchestrator thread, while dispatch is disabled).
+    void reset_for_run();
+
+    // Read by the orchestrator after the run drained (dispatch disabled, thread parked).
+    [[nodiscard]] const SchedulerStats& stats() const { return stats_; }
+    [[nodiscard]] const CompletionCounters& counters() const { return ctx_.counters; }
+    [[nodiscard]] const std::vector<SubtaskRecord>& records() const { return records_; }
+
+    /// busy_cores: cores with a running subtask, published each pass (relaxed) for the watchdog.
+    [[nodiscard]] std::uint32_t busy_cores() const { return busy_cores_.load(std::memory_order_relaxed); }
+    /// acknowledged_epoch: the last Engine::quiesce_epoch this thread saw with dispatch disabled. Once it
+    /// equals the current epoch the thread runs no pass until dispatch is enabled again, so its statistics
+    /// are stable (acquire pairs with the thread's release store).
+    [[nodiscard]] std::uint64_t acknowledged_epoch() const {
+        return acked_epoch_.load(std::memory_order_acquire);
+    }
+    /// oldest_running: task id and start time of the longest-running subtask, for stall reports.
+    [[nodiscard]] std::uint64_t oldest_running_task() const {
+        return oldest_task_.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] std::int64_t oldest_running_start_ns() const {
+        return oldest_start_ns_.load(std::memory_order_relaxed);
+    }
+
+private:
+    class ReadySource;
+
+    void thread_main();
+    template <Executor E>
+    void loop();
+    template <Executor E>
+    bool pass();
+    template <Executor E>
+    void start_running(ClusterState& cluster, CoreState& core, std::int64_t now);
+    void finish_running(ClusterState& cluster, CoreState& core, int status, std::string* error,
+                        std::int64_t end_ns, std::int64_t now);
+    bool cancel_queued();
+    bool has_unfinished_cores() const;
+    std::int64_t earliest_end_ns() const;
+    void park(bool timed_cores_busy);
+    [[nodiscard]] std::int64_t now_ns() const;
+    [[nodiscard]] std::span<ClusterState> clusters() const { return {clusters_.get(), cluster_count_}; }
+    std::uint64_t next_random();
+
+    Engine& engine_;
+    const RunSettings& settings_;
+    ComputePool* compute_;
+    const std::uint32_t index_;
+    // Stable addresses: compute jobs point at their CoreState.
+    std::unique_ptr<ClusterState[]> clusters_;
+    std::uint32_t cluster_count_ = 0;
+    std::vector<ClusterOccupancy> occupancy_;
+    std::vector<Placement> placements_;
+    CompletionContext ctx_;
+    SchedulerStats stats_;
+    std::vector<SubtaskRecord> records_;
+    std::uint64_t rng_state_;
+
+    std::atomic<std::uint32_t> busy_cores_{0};
+    std::atomic<std::uint64_t> acked_epoch_{0};
+    std::atomic<std::uint64_t> oldest_task_{~0ull};
+    std::atomic<std::int64_t> oldest_start_ns_{0};
+    std::thread thread_;
+};
+
+}  // namespace pto::detail

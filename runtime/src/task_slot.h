@@ -1,0 +1,99 @@
+// TaskSlot: the hot per-task scheduling state, one 64-byte line per window slot, and the protocol of its
+// atomic words. Cold per-task data (arguments, ids, retirement bookkeeping) lives in parallel arrays.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "pto/runtime/ids.h"
+#include "pto/runtime/task_desc.h"
+
+namespace pto::detail {
+
+inline constexpr std::size_t kCacheLine = 64;
+/// Separation between lines written by different threads: adjacent-line prefetch makes 64 too small.
+inline constexpr std::size_t kFalseSharingRange = 128;
+
+/// Shape: which ready queue a task waits in. Framework tasks other than alloc go to DependencyOnly.
+enum class Shape : std::uint8_t { AIC = 0, AIV = 1, MIX = 2, DependencyOnly = 3 };
+inline constexpr int kShapeCount = 4;
+
+/// Outcome of a task, stored in TaskSlot::outcome. Ok until decided; Cancelled may be set by any producer
+/// that failed (before it releases the consumer's fanin, so whoever makes the consumer ready sees it).
+enum class Outcome : std::uint8_t { Ok = 0, Failed = 1, Cancelled = 2 };
+
+// ---- The link word ---------------------------------------------------------------------------------------
+//
+// One 64-bit atomic per slot holds the producer side of the task:
+//   bits  0..31  fanout head: 1 + index of the newest edge node in the fanout list, 0 = empty
+//   bit  32      closed: the task completed and its fanout list was taken
+//   bits 33..63  references that keep the task from retiring: one for its own completion, one for the
+//                scope it was submitted in (until the scope ends), one per consumer until that consumer
+//                finishes (a consumer may read the producer's runtime-allocated outputs).
+//
+// Transitions and owners:
+//   link consumer     orchestrator, CAS: refs > 0 required (else the task retired: the edge is skipped);
+//                     refs += 1; if not closed, the node is pushed as the new head and the consumer waits
+//                     for it (fanin); if closed, the consumer only holds a reference.
+//   close             completing thread, CAS: sets closed, clears the head and takes the list.
+//   drop reference    consumer completion, scope end, own completion: fetch_sub of one reference. Reaching
+//                     zero makes the task retirable; only the orchestrator retires (in id order) and reuses
+//                     the slot, so nothing else touches a slot once its references reach zero.
+// Only the orchestrator pushes, so a push can never interleave with another push (no ABA); a push that
+// races with close either lands before it (and the completer walks the node) or sees closed (and links
+// nothing), because both are CASes on the same word.
+inline constexpr std::uint64_t kLinkHeadMask = 0xffff'ffffull;
+inline constexpr std::uint64_t kLinkClosed = 1ull << 32;
+inline constexpr int kLinkRefShift = 33;
+inline constexpr std::uint64_t kLinkRefUnit = 1ull << kLinkRefShift;
+
+[[nodiscard]] constexpr std::uint64_t link_refs(std::uint64_t word) { return word >> kLinkRefShift; }
+[[nodiscard]] constexpr std::uint32_t link_head(std::uint64_t word) {
+    return static_cast<std::uint32_t>(word & kLinkHeadMask);
+}
+[[nodiscard]] constexpr bool link_is_closed(std::uint64_t word) { return (word & kLinkClosed) != 0; }
+
+// ---- The fanin counter -----------------------------------------------------------------------------------
+//
+// fanin_pending starts at 0 when the orchestrator initialises the slot. Each producer's completion
+// subtracts one (acq_rel), possibly driving it negative while the orchestrator is still linking; when
+// linking is done the orchestrator adds the number of producers it linked (acq_rel). The value is zero
+// again exactly once after initialisation: at the last of these operations, whichever thread performs it.
+// That thread makes the task ready, so a task becomes ready exactly once without a lock.
+
+/// TaskSlot: hot state of one task. Written by the orchestrator while the slot is unpublished; afterwards
+/// only the atomics change. Fields grouped: shared atomics first, then orchestrator-written constants.
+struct alignas(kCacheLine) TaskSlot {
+    // Shared atomics.
+    std::atomic<std::int32_t> fanin_pending;     // see "The fanin counter"
+    std::atomic<std::uint32_t> blocks_claimed;   // next block index to dispatch; see ReadyQueues
+    std::atomic<std::uint64_t> link;             // see "The link word"
+    std::atomic<std::uint32_t> blocks_finished;  // blocks whose subtask (all MIX lanes) ended
+    std::atomic<Outcome> outcome;
+
+    // Constants, written by the orchestrator before publication (the fanin add), read by schedulers.
+    TaskKind kind;
+    Shape shape;
+    std::uint16_t block_num;
+    FuncId funcs[3];
+    std::uint32_t fanin_edge_begin;  // this task's producer references: edge nodes [begin, begin+count)
+    std::uint32_t fanin_edge_count;
+    std::uint16_t static_consumer_count;  // template-internal edges, as offsets from this task's id
+    std::uint16_t static_producer_count;
+    const std::uint32_t* static_consumers;
+    const std::uint32_t* static_producers;
+};
+static_assert(sizeof(TaskSlot) == kCacheLine, "hot per-task state must fit one cache line (SPEC §11)");
+
+[[nodiscard]] constexpr Shape shape_of(TaskKind kind, CoreType core) {
+    if (kind != TaskKind::Kernel) return Shape::DependencyOnly;
+    switch (core) {
+        case CoreType::AIC: return Shape::AIC;
+        case CoreType::AIV: return Shape::AIV;
+        case CoreType::MIX: return Shape::MIX;
+        case CoreType::None: break;
+    }
+    return Shape::DependencyOnly;
+}
+
+}  // namespace pto::detail
