@@ -22,19 +22,27 @@ std::int64_t steady_ns() {
 }
 
 void run_job(const ComputeJob& job) {
+    // Acquire pairs with the scheduler's release in submit(): the slot, its arguments and the kernel table
+    // written before the hand-over are visible here.
+    (void)job.core->jobs_started.load(std::memory_order_acquire);
     Engine& engine = *job.engine;
     const TaskSlot& task = engine.slots[job.slot];
-    const SlotArgs& args = engine.args[job.slot];
+    const ArgRecord& args = engine.args_of(job.slot);
     const KernelInfo* kernel = engine.kernel(task.funcs[job.lane]);
     CoreState& core = *job.core;
     int status = 0;
     std::string error;
+    if (job.delay_ns > 0) {
+        // Jitter widens the gaps between kernels so a missing dependency shows up as a wrong result.
+        const std::int64_t until = steady_ns() + job.delay_ns;
+        while (steady_ns() < until) std::this_thread::yield();
+    }
     if (kernel == nullptr || kernel->fn == nullptr) {
         status = -1;
         error = "no compute function registered for " + engine.kernel_name(task.funcs[job.lane]);
     } else {
-        KernelContext ctx{std::span<const TensorArg>(args.tensors, args.tensor_count),
-                          std::span<const std::uint64_t>(args.scalars, args.scalar_count),
+        KernelContext ctx{std::span<const TensorArg>(args.tensors(), args.tensor_count),
+                          std::span<const std::uint64_t>(args.scalars(), args.scalar_count),
                           job.block,
                           task.block_num,
                           job.lane,
@@ -79,6 +87,7 @@ ComputePool::ComputePool(std::uint32_t threads)
 ComputePool::~ComputePool() { wait_idle(); }
 
 void ComputePool::submit(const ComputeJob& job) {
+    job.core->jobs_started.fetch_add(1, std::memory_order_release);
     arena_->outstanding.fetch_add(1, std::memory_order_relaxed);
     Arena* arena = arena_.get();
     arena->arena.enqueue([job, arena] {

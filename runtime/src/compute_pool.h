@@ -18,6 +18,7 @@ struct ComputeJob {
     std::uint32_t block;
     std::uint32_t lane;
     std::uint32_t scheduler;
+    std::int64_t delay_ns;  // jitter: busy time before the kernel starts (RuntimeConfig::timed_jitter)
 };
 
 class ComputePool {

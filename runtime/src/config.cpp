@@ -35,6 +35,7 @@ void RuntimeConfig::validate() const {
     check_pow2("window_tasks", window_tasks, 8, 1u << 24);
     check_range("heap_bytes", heap_bytes, 4096, 1ull << 40);
     check_pow2("edge_capacity", edge_capacity, 64, 1u << 26);
+    if (argument_bytes != 0) check_range("argument_bytes", argument_bytes, 8192, 1ull << 40);
     check_pow2("tensormap_entries", tensormap_entries, 64, 1u << 26);
     if (!(timed_scale > 0.0)) bad_knob("timed_scale", std::to_string(timed_scale), "must be > 0");
     if (!(timed_jitter >= 0.0 && timed_jitter <= 1.0))

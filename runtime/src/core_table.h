@@ -33,6 +33,10 @@ struct CoreState {
     std::int64_t start_ns = 0;       // when `running` started
     std::int64_t end_ns = 0;         // timed executor: when `running` ends
     std::atomic<bool> done{false};   // compute executor: the kernel returned
+    /// compute executor: jobs handed to the pool. The scheduler bumps it (release) before enqueueing and
+    /// the worker reads it (acquire) first, so the hand-over is ordered by our own atomics rather than by
+    /// the pool's internals (which ThreadSanitizer cannot see into).
+    std::atomic<std::uint64_t> jobs_started{0};
     int result = 0;                  // compute executor: kernel status, 0 = ok
     std::string error;               // compute executor: message of a failed kernel
 };

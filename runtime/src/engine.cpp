@@ -10,8 +10,8 @@ Engine::Engine(const RuntimeConfig& cfg)
     : config(cfg),
       window_mask(cfg.window_tasks - 1),
       slots(std::make_unique<TaskSlot[]>(cfg.window_tasks)),
-      args(std::make_unique_for_overwrite<SlotArgs[]>(cfg.window_tasks)),
-      task_ids(std::make_unique<std::uint64_t[]>(cfg.window_tasks)),
+      slot_info(std::make_unique<SlotInfo[]>(cfg.window_tasks)),
+      args(cfg.argument_ring_bytes()),
       edges(cfg.edge_capacity),
       ready(cfg.window_tasks) {
     for (std::uint32_t i = 0; i < cfg.scheduler_threads; ++i)

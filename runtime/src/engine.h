@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "arg_ring.h"
 #include "edge_pool.h"
 #include "parker.h"
 #include "pto/runtime/config.h"
@@ -21,12 +22,10 @@
 
 namespace pto::detail {
 
-/// SlotArgs: cold per-slot copy of a task's arguments, read by the compute executor.
-struct SlotArgs {
-    std::uint32_t tensor_count;
-    std::uint32_t scalar_count;
-    TensorArg tensors[kMaxTensorArgs];
-    std::uint64_t scalars[kMaxScalarArgs];
+/// SlotInfo: cold per-slot facts for reports and the compute executor.
+struct SlotInfo {
+    std::uint64_t task_id;
+    std::uint64_t args_offset;  // of the task's ArgRecord in Engine::args
 };
 
 /// CompletionCounters: outcomes counted by one thread (summed when the run ends).
@@ -52,13 +51,14 @@ public:
     const std::uint32_t window_mask;
 
     std::unique_ptr<TaskSlot[]> slots;
-    std::unique_ptr<SlotArgs[]> args;
-    std::unique_ptr<std::uint64_t[]> task_ids;  // id of the task in each slot; cold, for reports
+    std::unique_ptr<SlotInfo[]> slot_info;  // written by the orchestrator before publication
+    ArgRing args;                           // written by the orchestrator, read by compute workers
     EdgePool edges;
     ReadyQueues ready;
     std::vector<KernelInfo> kernels;  // indexed by FuncId; changed only between runs
 
-    [[nodiscard]] TaskId task_id_of(std::uint32_t slot) const { return TaskId{task_ids[slot]}; }
+    [[nodiscard]] TaskId task_id_of(std::uint32_t slot) const { return TaskId{slot_info[slot].task_id}; }
+    [[nodiscard]] const ArgRecord& args_of(std::uint32_t slot) const { return args.record(slot_info[slot].args_offset); }
     [[nodiscard]] const KernelInfo* kernel(FuncId f) const {
         return f.value < kernels.size() && !kernels[f.value].name.empty() ? &kernels[f.value] : nullptr;
     }

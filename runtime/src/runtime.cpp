@@ -35,8 +35,10 @@ Runtime::Impl::Impl(const RuntimeConfig& cfg)
       books(std::make_unique<detail::SlotBook[]>(config.window_tasks)),
       heap(config.heap_bytes) {
     for (std::uint32_t i = 0; i < config.window_tasks; ++i)
-        books[i] = detail::SlotBook{0, 0, ~0ull, false};
+        books[i] = detail::SlotBook{0, 0, 0, ~0ull, false};
     orchestrator_ctx.cancelled_ready.reserve(config.window_tasks);
+    candidates.reserve(4096);
+    instance_marks.reserve(1024);
     if (config.executor == Executor::Compute)
         compute = std::make_unique<detail::ComputePool>(config.compute_threads);
     for (std::uint32_t i = 0; i < config.scheduler_threads; ++i)
@@ -76,6 +78,7 @@ void Runtime::Impl::begin_run() {
     retired_published.store(next_id, std::memory_order_relaxed);
     heap.reset();
     engine.edges.reset();
+    engine.args.reset();
     stats = OrchestratorStats{};
     kernel_tasks = framework_tasks = subtasks = 0;
     orchestrator_ctx.counters = detail::CompletionCounters{};
@@ -126,14 +129,9 @@ RunReport Runtime::Impl::end_run() {
     if (!in_run) [[unlikely]]
         detail::throw_error(ErrorCode::NoActiveRun, "end_run without a run in progress");
     end_orchestration();
-    // Scope references the orchestration function left behind (only possible without the scope layer).
-    for (std::uint64_t id = retired_before; id < next_id; ++id) {
-        const std::uint32_t slot = static_cast<std::uint32_t>(id) & engine.window_mask;
-        if (books[slot].scope_held) {
-            books[slot].scope_held = false;
-            engine.drop_reference(slot);
-        }
-    }
+    // Scope holds the orchestration function left behind (only possible without the scope layer).
+    for (std::uint64_t id = retired_before; id < next_id; ++id)
+        books[static_cast<std::uint32_t>(id) & engine.window_mask].scope_held = false;
 
     // Waits until the run drained; returns early when the watchdog reports a stall (first wait) or when
     // `limit` passes (the wait after an abort).

@@ -24,6 +24,7 @@ namespace detail {
 struct SlotBook {
     std::uint64_t edge_end;       // edge counter after this task's nodes: freed when it retires
     std::uint64_t heap_end;       // heap mark after this task's buffers: freed when it retires
+    std::uint64_t args_end;       // argument-ring mark after this task's record: freed when it retires
     std::uint64_t last_consumer;  // id of the newest consumer linked to it, to merge duplicate producers
     bool scope_held;              // an open scope still holds this task's scope reference
 };
@@ -49,11 +50,13 @@ struct Runtime::Impl {
     void validate_spec(const TaskSpec& spec, TaskId id) const;
     void validate_producers(std::span<const TaskId> producers, TaskId id, const TaskSpec& spec) const;
     void check_heap_need(std::uint64_t reserve_bytes, TaskId id, const TaskSpec* spec) const;
-    void reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes);
+    void reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes, std::uint64_t arg_bytes);
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
-    std::uint32_t link_producers(std::uint32_t slot, TaskId id, std::span<const TaskId> producers,
-                                 bool& cancelled);
-    void publish(std::uint32_t slot, std::uint32_t linked_producers);
+    std::uint32_t select_producers(TaskId id, std::span<const TaskId> producers);
+    std::uint32_t link_candidates(std::uint32_t slot, const std::uint32_t* producers, std::uint32_t count,
+                                  bool& cancelled);
+    void settle(std::uint32_t slot, std::uint32_t expected, std::uint32_t closed, bool cancelled);
+    void count_submit(const TaskSpec& spec);
     void record_task(const TaskSpec& spec, TaskId id, std::span<const TaskId> producers);
     void finish_orchestrator_completions();
     [[noreturn]] void throw_deadlock(std::string_view knob) const;
@@ -86,6 +89,8 @@ struct Runtime::Impl {
     GraphRecord graph;
     std::vector<TaskId> record_scratch;
     std::vector<TaskId> instance_scratch;
+    std::vector<std::uint32_t> candidates;      // producer slots selected for linking (scratch)
+    std::vector<std::uint32_t> instance_marks;  // per instance node: how many candidates are its own
     std::vector<SubtaskRecord> subtask_records;
     RunReport last_report;
 

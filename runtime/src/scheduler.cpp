@@ -221,7 +221,7 @@ bool Scheduler::pass() {
                     ++busy;
                     if (oldest_task == ~0ull || core.start_ns < oldest_start) {
                         oldest_start = core.start_ns;
-                        oldest_task = engine_.task_ids[core.running.slot];
+                        oldest_task = engine_.slot_info[core.running.slot].task_id;
                     }
                 }
             }
@@ -304,7 +304,16 @@ void Scheduler::start_running(ClusterState& cluster, CoreState& core, std::int64
         }
         core.end_ns = now + duration;
     } else {
-        compute_->submit(ComputeJob{&engine_, &core, ref.slot, ref.block, ref.lane, index_});
+        std::int64_t delay = 0;
+        const double jitter = engine_.config.timed_jitter;
+        if (jitter > 0.0) {
+            const FuncId func = engine_.slots[ref.slot].funcs[ref.lane];
+            const std::int64_t duration =
+                func.value < settings_.duration_ns.size() ? settings_.duration_ns[func.value] : 0;
+            const double unit = static_cast<double>(next_random() >> 11) * 0x1.0p-53;  // [0, 1)
+            delay = static_cast<std::int64_t>(static_cast<double>(duration) * jitter * unit);
+        }
+        compute_->submit(ComputeJob{&engine_, &core, ref.slot, ref.block, ref.lane, index_, delay});
     }
 }
 
@@ -332,6 +341,9 @@ void Scheduler::finish_running(ClusterState& cluster, CoreState& core, int statu
         r.finish_ns = now - base;
     }
 
+    // Read before the block count below: once another thread finishes the last block, the task may retire
+    // and its slot be reused at any moment.
+    const std::uint32_t block_num = task.block_num;
     bool failed = status != 0;
     if (failed) [[unlikely]] {
         engine_.record_failure(ref.slot, error != nullptr ? std::move(*error) : std::string("kernel failed"));
@@ -344,7 +356,7 @@ void Scheduler::finish_running(ClusterState& cluster, CoreState& core, int statu
     // Ordered before the block count (release) so the thread finishing the last block sees it.
     if (failed) task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
     // acq_rel: the last block's thread owns the task's completion.
-    if (task.blocks_finished.fetch_add(1, std::memory_order_acq_rel) + 1 != task.block_num) return;
+    if (task.blocks_finished.fetch_add(1, std::memory_order_acq_rel) + 1 != block_num) return;
     ++stats_.tasks_completed;
     const Outcome outcome = task.outcome.load(std::memory_order_relaxed);
     engine_.complete_task(ref.slot, outcome, ctx_);
@@ -356,13 +368,14 @@ bool Scheduler::cancel_queued() {
     for (Shape shape : {Shape::MIX, Shape::AIC, Shape::AIV}) {
         while (engine_.ready.try_pop(shape, slot)) {
             TaskSlot& task = engine_.slots[slot];
+            const std::uint32_t block_num = task.block_num;
             const std::uint32_t claimed = task.blocks_claimed.load(std::memory_order_relaxed);
-            const std::uint32_t unclaimed = task.block_num - claimed;
-            task.blocks_claimed.store(task.block_num, std::memory_order_relaxed);
+            const std::uint32_t unclaimed = block_num - claimed;
+            task.blocks_claimed.store(block_num, std::memory_order_relaxed);
             // A task none of whose blocks ran is cancelled; one partly run ends when its running blocks do.
             if (claimed == 0) task.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
             else task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
-            if (task.blocks_finished.fetch_add(unclaimed, std::memory_order_acq_rel) + unclaimed == task.block_num)
+            if (task.blocks_finished.fetch_add(unclaimed, std::memory_order_acq_rel) + unclaimed == block_num)
                 engine_.complete_task(slot, task.outcome.load(std::memory_order_relaxed), ctx_);
             any = true;
         }

@@ -169,9 +169,11 @@ TaskId Runtime::Impl::try_retire() {
     while (retired_before < next_id) {
         const std::uint32_t slot = static_cast<std::uint32_t>(retired_before) & mask;
         // Acquire pairs with the last drop_reference (seq_cst RMW): every thread is done with the slot.
-        if (detail::link_refs(engine.slots[slot].link.load(std::memory_order_acquire)) != 0) break;
+        if (books[slot].scope_held || detail::link_refs(engine.slots[slot].link.load(std::memory_order_acquire)) != 0)
+            break;
         engine.edges.release_until(books[slot].edge_end);
         heap.release_until(books[slot].heap_end);
+        engine.args.release_until(books[slot].args_end);
         ++retired_before;
     }
     retired_published.store(retired_before, std::memory_order_relaxed);
@@ -183,6 +185,7 @@ std::uint64_t Runtime::Impl::knob_value(std::string_view knob) const {
     if (knob == "heap_bytes") return config.heap_bytes;
     if (knob == "edge_capacity") return config.edge_capacity;
     if (knob == "tensormap_entries") return config.tensormap_entries;
+    if (knob == "argument_bytes") return engine.args.capacity();
     return 0;
 }
 
@@ -229,7 +232,8 @@ void Runtime::Impl::wait_for_retirement(std::string_view knob) {
     }
 }
 
-void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes) {
+void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes,
+                            std::uint64_t arg_bytes) {
     // Only this thread consumes these pools, so once each is satisfied it stays satisfied.
     if (next_id + slots - retired_before > config.window_tasks) [[unlikely]] {
         ++stats.window_waits;
@@ -238,6 +242,10 @@ void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::
     if (engine.edges.free_nodes() < edge_nodes) [[unlikely]] {
         ++stats.edge_waits;
         while (engine.edges.free_nodes() < edge_nodes) wait_for_retirement("edge_capacity");
+    }
+    if (engine.args.free_bytes() < arg_bytes) [[unlikely]] {
+        ++stats.argument_waits;
+        while (engine.args.free_bytes() < arg_bytes) wait_for_retirement("argument_bytes");
     }
     if (heap.capacity() - heap.used_bytes() < heap_bytes) [[unlikely]] {
         ++stats.heap_waits;
@@ -250,12 +258,11 @@ void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::
 std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool scoped) {
     const std::uint32_t slot = static_cast<std::uint32_t>(id.value) & engine.window_mask;
     TaskSlot& t = engine.slots[slot];
-    // Relaxed: the slot is unpublished; the link CASes and the fanin add below release these stores.
-    t.fanin_pending.store(0, std::memory_order_relaxed);
+    // Relaxed: the slot is unpublished; the first link CAS or the ready-queue push releases these stores.
     t.blocks_claimed.store(0, std::memory_order_relaxed);
     t.blocks_finished.store(0, std::memory_order_relaxed);
     t.outcome.store(Outcome::Ok, std::memory_order_relaxed);
-    t.link.store((scoped ? 2 : 1) * kLinkRefUnit, std::memory_order_relaxed);
+    t.link.store(kLinkRefUnit, std::memory_order_relaxed);  // the completion reference
     t.kind = spec.kind;
     t.shape = detail::shape_of(spec.kind, spec.core);
     t.block_num = static_cast<std::uint16_t>(spec.block_num);
@@ -266,32 +273,25 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
     t.static_producer_count = 0;
     t.static_consumers = nullptr;
     t.static_producers = nullptr;
-    engine.task_ids[slot] = id.value;
-    detail::SlotBook& book = books[slot];
-    book.scope_held = scoped;
+    books[slot].scope_held = scoped;
 
-    // Arguments: copy, allocating create-info outputs on the way (written back so the caller sees them).
+    // Arguments: allocate create-info outputs (written back so the caller sees them), then copy.
     PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
-    detail::SlotArgs& args = engine.args[slot];
-    args.tensor_count = static_cast<std::uint32_t>(spec.tensors.size());
-    args.scalar_count = static_cast<std::uint32_t>(spec.scalars.size());
-    for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
-        TensorArg& a = spec.tensors[i];
-        if (a.view.base == nullptr) {
-            a.view.base = heap.try_allocate(create_info_bytes(a.view));
-            PTO_ASSERT(a.view.base != nullptr, "reserve() guaranteed heap room");
-            a.view.creator = id;
-        }
-        args.tensors[i] = a;
+    for (TensorArg& a : spec.tensors) {
+        if (a.view.base != nullptr) continue;
+        stats.heap_bytes_allocated += create_info_bytes(a.view);
+        a.view.base = heap.try_allocate(create_info_bytes(a.view));
+        PTO_ASSERT(a.view.base != nullptr, "reserve() guaranteed heap room");
+        a.view.creator = id;
     }
-    std::copy(spec.scalars.begin(), spec.scalars.end(), args.scalars);
+    engine.slot_info[slot] = detail::SlotInfo{id.value, engine.args.write(spec.tensors, spec.scalars)};
+    books[slot].args_end = engine.args.head();
     return slot;
 }
 
-std::uint32_t Runtime::Impl::link_producers(std::uint32_t slot, TaskId id, std::span<const TaskId> producers,
-                                            bool& cancelled) {
+std::uint32_t Runtime::Impl::select_producers(TaskId id, std::span<const TaskId> producers) {
     const std::uint32_t mask = engine.window_mask;
-    std::uint32_t linked = 0;
+    std::uint32_t selected = 0;
     for (TaskId p : producers) {
         if (p.value < retired_before) {
             ++stats.edges_to_retired;
@@ -304,26 +304,32 @@ std::uint32_t Runtime::Impl::link_producers(std::uint32_t slot, TaskId id, std::
             continue;
         }
         pbook.last_consumer = id.value;
+        candidates.push_back(ps);
+        ++selected;
+    }
+    return selected;
+}
+
+std::uint32_t Runtime::Impl::link_candidates(std::uint32_t slot, const std::uint32_t* producers, std::uint32_t count,
+                                             bool& cancelled) {
+    std::uint32_t closed = 0;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const std::uint32_t ps = producers[i];
         const std::uint64_t counter = engine.edges.allocate();
         detail::EdgeNode& node = engine.edges.at(counter);
         node.producer_slot = ps;
         node.consumer_slot = slot;
         const std::uint64_t node_tag = engine.edges.index_of(counter) + 1ull;
         std::atomic<std::uint64_t>& link = engine.slots[ps].link;
-        std::uint64_t word = link.load(std::memory_order_acquire);
+        std::uint64_t word = link.load(std::memory_order_relaxed);
         for (;;) {
-            if (detail::link_refs(word) == 0) {
-                // Retired (or retiring): its outputs may be gone, and it will never complete again.
-                engine.edges.unallocate();
-                ++stats.edges_to_retired;
-                break;
-            }
             if (detail::link_is_closed(word)) {
-                // Completed: hold a reference for its outputs; no fanin. acq_rel: the acquire side sees
-                // the completer's outcome store (made before its close CAS).
+                // Completed: hold a reference for its outputs; it adds no fanin. acq_rel: the acquire side
+                // sees the completer's outcome store (made before its close CAS).
                 if (link.compare_exchange_weak(word, word + kLinkRefUnit, std::memory_order_acq_rel,
-                                               std::memory_order_acquire)) {
+                                               std::memory_order_relaxed)) {
                     ++stats.edges_to_completed;
+                    ++closed;
                     if (engine.slots[ps].outcome.load(std::memory_order_relaxed) != Outcome::Ok) cancelled = true;
                     break;
                 }
@@ -331,24 +337,29 @@ std::uint32_t Runtime::Impl::link_producers(std::uint32_t slot, TaskId id, std::
             }
             node.next = detail::link_head(word);
             const std::uint64_t pushed = ((word + kLinkRefUnit) & ~kLinkHeadMask) | node_tag;
-            // Release: the node and this slot's initialisation are visible to the completer that takes the
-            // list with its acquire close.
-            if (link.compare_exchange_weak(word, pushed, std::memory_order_acq_rel, std::memory_order_acquire)) {
+            // Release: the node and the consumer's slot are visible to the completer that takes the list with
+            // its acquire close.
+            if (link.compare_exchange_weak(word, pushed, std::memory_order_acq_rel, std::memory_order_relaxed)) {
                 ++stats.edges_linked;
-                ++linked;
                 break;
             }
         }
     }
-    return linked;
+    return closed;
 }
 
-void Runtime::Impl::publish(std::uint32_t slot, std::uint32_t linked_producers) {
+void Runtime::Impl::settle(std::uint32_t slot, std::uint32_t expected, std::uint32_t closed, bool cancelled) {
     TaskSlot& t = engine.slots[slot];
-    // acq_rel: see "The fanin counter" in task_slot.h; release also publishes the slot's constants.
-    const std::int32_t before =
-        t.fanin_pending.fetch_add(static_cast<std::int32_t>(linked_producers), std::memory_order_acq_rel);
-    if (before + static_cast<std::int32_t>(linked_producers) == 0) engine.make_ready(slot, orchestrator_ctx);
+    if (expected == 0) {
+        engine.make_ready(slot, orchestrator_ctx);
+        return;
+    }
+    if (closed == 0) return;  // linked producers release it; the slot may already be running
+    // The closed producers' shares are still counted, so the task cannot be ready yet: the outcome store
+    // is ordered before the subtraction (release) that may make it ready.
+    if (cancelled) t.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
+    const std::int32_t before = t.fanin_pending.fetch_sub(static_cast<std::int32_t>(closed), std::memory_order_acq_rel);
+    if (before == static_cast<std::int32_t>(closed)) engine.make_ready(slot, orchestrator_ctx);
 }
 
 void Runtime::Impl::finish_orchestrator_completions() {
@@ -382,51 +393,61 @@ void Runtime::Impl::record_task(const TaskSpec& spec, TaskId id, std::span<const
     r.producer_count = static_cast<std::uint32_t>(record_scratch.size());
 }
 
+void Runtime::Impl::count_submit(const TaskSpec& spec) {
+    ++stats.submits;
+    if (spec.kind == TaskKind::Kernel) {
+        ++kernel_tasks;
+        subtasks += spec.block_num;
+    } else {
+        ++framework_tasks;
+    }
+}
+
 TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped) {
     check_run_open("submit");
     const TaskId id{next_id};
     validate_spec(spec, id);
     validate_producers(producers, id, spec);
+    if (spec.kind == TaskKind::Alloc && !producers.empty()) [[unlikely]]
+        detail::throw_error(ErrorCode::InvalidArgument,
+                            describe_task(id, &spec) + " cannot wait for producers: an alloc task completes when "
+                                                       "it is submitted");
 
     HeapNeed heap_need;
     heap_need.add(spec.tensors);
     check_heap_need(heap_need.reserve_bytes(), id, &spec);
     {
         PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);
-        reserve(1, producers.size(), heap_need.reserve_bytes());
+        reserve(1, producers.size(), heap_need.reserve_bytes(),
+                detail::ArgRing::reserve_bytes(detail::ArgRecord::bytes_for(spec.tensors.size(), spec.scalars.size())));
     }
 
     const std::uint32_t slot = init_slot(spec, id, scoped);
     TaskSlot& t = engine.slots[slot];
+    PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
+    candidates.clear();
+    const std::uint32_t expected = select_producers(id, producers);
+    const std::uint64_t edge_begin = engine.edges.head();
+    // Every field is written before the first link publishes the slot (see "The fanin counter").
+    t.fanin_pending.store(static_cast<std::int32_t>(expected), std::memory_order_relaxed);
+    t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
+    t.fanin_edge_count = expected;
+    detail::SlotBook& book = books[slot];
+    book.edge_end = edge_begin + expected;
+    book.heap_end = heap.head();
+    ++next_id;
+    count_submit(spec);
+    if (config.record_graph) record_task(spec, id, producers);
+
     bool cancelled = false;
-    std::uint32_t linked = 0;
-    {
-        PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
-        const std::uint64_t edge_begin = engine.edges.head();
-        linked = link_producers(slot, id, producers, cancelled);
-        t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
-        t.fanin_edge_count = static_cast<std::uint32_t>(engine.edges.head() - edge_begin);
-        if (cancelled) t.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
-        detail::SlotBook& book = books[slot];
-        book.edge_end = engine.edges.head();
-        book.heap_end = heap.head();
-        if (config.record_graph) record_task(spec, id, producers);
-        ++next_id;
-        ++stats.submits;
-        if (spec.kind == TaskKind::Kernel) {
-            ++kernel_tasks;
-            subtasks += spec.block_num;
-        } else {
-            ++framework_tasks;
-        }
-        if (spec.kind == TaskKind::Alloc) {
-            // Owns buffers and has no kernel: it completes now, but lives on while referenced.
-            engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
-        } else {
-            publish(slot, linked);
-        }
-        finish_orchestrator_completions();
+    const std::uint32_t closed = link_candidates(slot, candidates.data(), expected, cancelled);
+    if (spec.kind == TaskKind::Alloc) {
+        // Owns buffers and has no kernel: it completes now, but lives on while referenced.
+        engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
+    } else {
+        settle(slot, expected, closed, cancelled);
     }
+    finish_orchestrator_completions();
     submits_published.store(next_id - run_first_id, std::memory_order_relaxed);
     return id;
 }
@@ -443,6 +464,7 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
                                 std::to_string(config.window_tasks) + ") or split the template");
     HeapNeed heap_need;
     std::uint64_t edge_nodes = 0;
+    std::uint64_t arg_bytes = 0;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const InstanceNode& n = nodes[i];
         const TaskId id = first.plus(i);
@@ -458,11 +480,22 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
                 detail::throw_error(ErrorCode::InvalidTemplate, describe_task(id, &n.spec) +
                                                                     " waits for node offset -" + std::to_string(d) +
                                                                     ", outside the instance (edges point backwards)");
+        if (n.spec.kind == TaskKind::Alloc && !(n.external_producers.empty() && n.producer_offsets.empty())) [[unlikely]]
+            detail::throw_error(ErrorCode::InvalidTemplate,
+                                describe_task(id, &n.spec) + " cannot wait for producers: an alloc task completes "
+                                                             "when it is submitted");
         // External producers must precede the whole instance.
         validate_producers(n.external_producers, first, n.spec);
         edge_nodes += n.external_producers.size();
         heap_need.add(n.spec.tensors);
+        arg_bytes += detail::ArgRing::reserve_bytes(detail::ArgRecord::bytes_for(n.spec.tensors.size(), n.spec.scalars.size()));
     }
+    if (arg_bytes > engine.args.capacity()) [[unlikely]]
+        detail::throw_error(ErrorCode::CapacityExhausted,
+                            "a static template instance starting at task " + std::to_string(first.value) + " copies " +
+                                std::to_string(arg_bytes) + " argument bytes (with room for wrapping), more than the "
+                                "argument ring holds: raise RuntimeConfig::argument_bytes (" +
+                                std::to_string(engine.args.capacity()) + ")");
     if (edge_nodes > engine.edges.capacity()) [[unlikely]]
         detail::throw_error(ErrorCode::CapacityExhausted,
                             "a static template instance starting at task " + std::to_string(first.value) + " needs " +
@@ -471,11 +504,14 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
     check_heap_need(heap_need.reserve_bytes(), first, nullptr);
     {
         PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);
-        reserve(nodes.size(), edge_nodes, heap_need.reserve_bytes());
+        reserve(nodes.size(), edge_nodes, heap_need.reserve_bytes(), arg_bytes);
     }
 
-    // Phase 1: initialise every slot before any is published, so an early node that completes at once
-    // finds its internal consumers' counters ready.
+    // Phase 1: initialise every slot, fanin counts included, before any node is published, so a node that
+    // completes at once finds its internal consumers ready to be released.
+    candidates.clear();
+    instance_marks.clear();
+    std::uint64_t edge_cursor = engine.edges.head();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const InstanceNode& n = nodes[i];
         const TaskId id = first.plus(i);
@@ -486,43 +522,41 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
         t.static_producer_count = static_cast<std::uint16_t>(n.producer_offsets.size());
         t.static_producers = n.producer_offsets.data();
         // Internal consumers each hold a reference until they finish, like dynamic ones.
-        t.link.store(t.link.load(std::memory_order_relaxed) + n.consumer_offsets.size() * kLinkRefUnit,
-                     std::memory_order_relaxed);
-        books[slot].heap_end = heap.head();
-    }
-    next_id += nodes.size();
-
-    // Phase 2: boundary edges and publication, in node order.
-    PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const InstanceNode& n = nodes[i];
-        const TaskId id = first.plus(i);
-        const std::uint32_t slot = static_cast<std::uint32_t>(id.value) & engine.window_mask;
-        TaskSlot& t = engine.slots[slot];
-        bool cancelled = false;
-        const std::uint64_t edge_begin = engine.edges.head();
-        const std::uint32_t linked = link_producers(slot, id, n.external_producers, cancelled);
-        t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
-        t.fanin_edge_count = static_cast<std::uint32_t>(engine.edges.head() - edge_begin);
-        if (cancelled) t.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
-        books[slot].edge_end = engine.edges.head();
+        t.link.store(kLinkRefUnit * (1 + n.consumer_offsets.size()), std::memory_order_relaxed);
+        const std::uint32_t external = select_producers(id, n.external_producers);
+        instance_marks.push_back(external);
+        t.fanin_pending.store(static_cast<std::int32_t>(external + n.producer_offsets.size()),
+                              std::memory_order_relaxed);
+        t.fanin_edge_begin = static_cast<std::uint32_t>(edge_cursor);
+        t.fanin_edge_count = external;
+        edge_cursor += external;
+        detail::SlotBook& book = books[slot];
+        book.edge_end = edge_cursor;
+        book.heap_end = heap.head();
+        count_submit(n.spec);
         if (config.record_graph) {
             instance_scratch.clear();
             for (std::uint32_t d : n.producer_offsets) instance_scratch.push_back(TaskId{id.value - d});
             instance_scratch.insert(instance_scratch.end(), n.external_producers.begin(), n.external_producers.end());
             record_task(n.spec, id, instance_scratch);
         }
-        ++stats.submits;
-        if (n.spec.kind == TaskKind::Kernel) {
-            ++kernel_tasks;
-            subtasks += n.spec.block_num;
-        } else {
-            ++framework_tasks;
-        }
+    }
+    next_id += nodes.size();
+
+    // Phase 2: boundary edges, then each node settles its fanin, in node order.
+    PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
+    std::size_t offset = 0;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const InstanceNode& n = nodes[i];
+        const std::uint32_t slot = static_cast<std::uint32_t>(first.value + i) & engine.window_mask;
+        const std::uint32_t external = instance_marks[i];
+        bool cancelled = false;
+        const std::uint32_t closed = link_candidates(slot, candidates.data() + offset, external, cancelled);
+        offset += external;
         if (n.spec.kind == TaskKind::Alloc) {
             engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
         } else {
-            publish(slot, linked + static_cast<std::uint32_t>(n.producer_offsets.size()));
+            settle(slot, external + static_cast<std::uint32_t>(n.producer_offsets.size()), closed, cancelled);
         }
     }
     finish_orchestrator_completions();
@@ -533,14 +567,11 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
 void Runtime::Impl::release_scope(TaskId begin, TaskId end) {
     PhaseTimer timer(config.profile_orchestrator, stats.scope_end_ns);
     ++stats.scopes_closed;
+    // The scope's hold is orchestrator-private (see "The link word"): releasing it is a plain store, and
+    // try_retire retires what it unblocked the next time it runs.
     const std::uint64_t from = std::max(begin.value, retired_before);
     const std::uint64_t to = std::min(end.value, next_id);
-    for (std::uint64_t id = from; id < to; ++id) {
-        const std::uint32_t slot = static_cast<std::uint32_t>(id) & engine.window_mask;
-        if (!books[slot].scope_held) continue;
-        books[slot].scope_held = false;
-        engine.drop_reference(slot);
-    }
+    for (std::uint64_t id = from; id < to; ++id) books[static_cast<std::uint32_t>(id) & engine.window_mask].scope_held = false;
 }
 
 }  // namespace pto

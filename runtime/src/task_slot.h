@@ -27,21 +27,21 @@ enum class Outcome : std::uint8_t { Ok = 0, Failed = 1, Cancelled = 2 };
 // One 64-bit atomic per slot holds the producer side of the task:
 //   bits  0..31  fanout head: 1 + index of the newest edge node in the fanout list, 0 = empty
 //   bit  32      closed: the task completed and its fanout list was taken
-//   bits 33..63  references that keep the task from retiring: one for its own completion, one for the
-//                scope it was submitted in (until the scope ends), one per consumer until that consumer
-//                finishes (a consumer may read the producer's runtime-allocated outputs).
+//   bits 33..63  references that keep the task from retiring: one for its own completion and one per
+//                consumer until that consumer finishes (a consumer may read the producer's
+//                runtime-allocated outputs). The scope's hold is not counted here: only the orchestrator
+//                retires tasks, so it keeps that flag privately (SlotBook::scope_held).
 //
 // Transitions and owners:
-//   link consumer     orchestrator, CAS: refs > 0 required (else the task retired: the edge is skipped);
-//                     refs += 1; if not closed, the node is pushed as the new head and the consumer waits
-//                     for it (fanin); if closed, the consumer only holds a reference.
+//   link consumer     orchestrator, CAS: refs += 1; if not closed, the node is pushed as the new head and
+//                     the consumer waits for the producer (fanin); if closed, the consumer only holds a
+//                     reference. Producers below the retirement watermark are never linked.
 //   close             completing thread, CAS: sets closed, clears the head and takes the list.
-//   drop reference    consumer completion, scope end, own completion: fetch_sub of one reference. Reaching
-//                     zero makes the task retirable; only the orchestrator retires (in id order) and reuses
-//                     the slot, so nothing else touches a slot once its references reach zero.
-// Only the orchestrator pushes, so a push can never interleave with another push (no ABA); a push that
-// races with close either lands before it (and the completer walks the node) or sees closed (and links
-// nothing), because both are CASes on the same word.
+//   drop reference    consumer completion, own completion (last, after every other access): fetch_sub.
+//   retire            orchestrator only, in id order, when refs == 0 and no open scope holds the task; only
+//                     then may the slot be reused, so no other thread touches a slot whose refs reached 0.
+// Only the orchestrator pushes, so pushes never interleave (no ABA); a push that races with close either
+// lands before it (and the completer walks the node) or sees closed, because both are CASes on one word.
 inline constexpr std::uint64_t kLinkHeadMask = 0xffff'ffffull;
 inline constexpr std::uint64_t kLinkClosed = 1ull << 32;
 inline constexpr int kLinkRefShift = 33;
@@ -55,11 +55,14 @@ inline constexpr std::uint64_t kLinkRefUnit = 1ull << kLinkRefShift;
 
 // ---- The fanin counter -----------------------------------------------------------------------------------
 //
-// fanin_pending starts at 0 when the orchestrator initialises the slot. Each producer's completion
-// subtracts one (acq_rel), possibly driving it negative while the orchestrator is still linking; when
-// linking is done the orchestrator adds the number of producers it linked (acq_rel). The value is zero
-// again exactly once after initialisation: at the last of these operations, whichever thread performs it.
-// That thread makes the task ready, so a task becomes ready exactly once without a lock.
+// Before linking, the orchestrator stores in fanin_pending the exact number K of producers it is about to
+// link (duplicates and retired producers already removed) plus the template-internal producers. Every
+// producer that completes after the consumer was linked subtracts one (acq_rel). A producer that turns out
+// to be closed already when the orchestrator links subtracts nothing, so the orchestrator subtracts the
+// number of those, once, after linking (acq_rel). Whichever operation takes the counter to zero makes the
+// task ready, exactly once. With K = 0 the orchestrator makes it ready directly, with no atomic operation.
+// Publication: the first successful link CAS (a release the completer acquires) or the ready-queue push
+// publishes the slot, so every field is written before linking starts and none after.
 
 /// TaskSlot: hot state of one task. Written by the orchestrator while the slot is unpublished; afterwards
 /// only the atomics change. Fields grouped: shared atomics first, then orchestrator-written constants.

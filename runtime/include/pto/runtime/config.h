@@ -46,6 +46,10 @@ struct RuntimeConfig {
     /// Edge pool: producer->consumer links of tasks in the window (12 bytes each). Power of two,
     /// 64..2^26. Default 2^17. Dense graphs (Qwen3 non-spmd has ~18 edges per launch) need more.
     std::uint32_t edge_capacity = 1u << 17;
+    /// Argument ring: each task's tensors (96 bytes each) and scalars (8 bytes each) are copied here,
+    /// packed, until it retires. 0 (the default) means window_tasks x 512 bytes. At least 8192 otherwise.
+    /// Tasks with many tensor arguments need more; when it is full the orchestrator waits for retirement.
+    std::uint64_t argument_bytes = 0;
     /// Tensormap entries (one per live tracked write or read of a view). Default 2^16, power of two.
     /// Used by AUTO scopes only. Entries of retired tasks are reclaimed lazily.
     std::uint32_t tensormap_entries = 1u << 16;
@@ -55,8 +59,9 @@ struct RuntimeConfig {
     OrchestrationMode orchestration = OrchestrationMode::Concurrent;
     /// Timed executor: wall time = kernel duration_us x timed_scale. Default 1.0; > 0.
     double timed_scale = 1.0;
-    /// Timed executor: each subtask's duration is multiplied by a uniform factor in [1-j, 1+j]. Default 0.
-    /// Range 0..1.
+    /// Timed executor: each subtask's duration is multiplied by a uniform factor in [1-j, 1+j]. Compute
+    /// executor: each kernel starts after a random delay of up to j x duration x timed_scale, to shake the
+    /// order in which independent kernels run (tests use it to expose missing edges). Default 0. Range 0..1.
     double timed_jitter = 0.0;
     /// Seed for jitter and any other randomness of a run; runs with equal seeds draw equal sequences.
     std::uint64_t seed = 1;
@@ -85,6 +90,10 @@ struct RuntimeConfig {
 
     [[nodiscard]] std::uint32_t aic_count() const { return cluster_count * aic_per_cluster; }
     [[nodiscard]] std::uint32_t aiv_count() const { return cluster_count * aiv_per_cluster; }
+    /// argument_ring_bytes: argument_bytes, or its default when 0.
+    [[nodiscard]] std::uint64_t argument_ring_bytes() const {
+        return argument_bytes != 0 ? argument_bytes : std::uint64_t{window_tasks} * 512;
+    }
 
     /// validate: throws Error{InvalidConfig} naming the first knob out of range.
     void validate() const;

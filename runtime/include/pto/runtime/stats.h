@@ -21,10 +21,12 @@ struct OrchestratorStats {
     std::uint64_t window_waits = 0;          ///< submits that waited for a task slot
     std::uint64_t heap_waits = 0;            ///< submits that waited for heap bytes
     std::uint64_t edge_waits = 0;            ///< submits that waited for edge-pool nodes
+    std::uint64_t argument_waits = 0;        ///< submits that waited for argument-ring bytes
     std::uint64_t tensormap_waits = 0;       ///< submits that waited for tensormap entries
     std::uint64_t tensormap_lookups = 0;     ///< views looked up in AUTO scopes
     std::uint64_t tensormap_inserts = 0;     ///< entries written in AUTO scopes
     std::uint64_t scopes_closed = 0;
+    std::uint64_t heap_bytes_allocated = 0;  ///< bytes of runtime-allocated tensors (create-infos, allocs)
     std::int64_t ring_alloc_ns = 0;          ///< slot, heap and edge-node reservation, including waits
     std::int64_t arg_copy_ns = 0;            ///< copying arguments into the slot
     std::int64_t dep_lookup_ns = 0;          ///< tensormap lookups

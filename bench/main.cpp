@@ -1,0 +1,164 @@
+// pto-bench: measures what orchestration costs per task for each graph, dependency scheme and SPMD tier,
+// predicts the device timeline with the virtual-time model, and writes bench-results.json (docs/bench.md).
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "base_data.h"
+#include "base_data_cli.h"
+#include "catalog.h"
+#include "measure.h"
+#include "pto/runtime/error.h"
+#include "report.h"
+#include "runner.h"
+
+namespace {
+
+using namespace pto;
+using namespace pto::bench;
+
+struct CommandLine {
+    std::vector<std::string> cases;
+    std::vector<std::string> modes;
+    std::vector<std::string> tiers;
+    std::string executor = "instant";
+    std::string json_path = "bench-results.json";
+    bool list = false;
+    bool no_sim = false;
+    BenchOptions bench;
+    BaseDataOptions base_data;
+};
+
+/// parse_selection: turns the option strings into a Selection; throws CLI::ValidationError naming the
+/// bad value.
+Selection parse_selection(const CommandLine& cl) {
+    Selection s;
+    for (const std::string& c : cl.cases) {
+        if (c == "all") {
+            s.cases.clear();
+            break;
+        }
+        if (c == "qwen3") s.cases.push_back(CaseKind::Qwen3);
+        else if (c == "paged_attention" || c == "paged-attention") s.cases.push_back(CaseKind::PagedAttention);
+        else if (c == "chain") s.cases.push_back(CaseKind::Chain);
+        else if (c == "fanin") s.cases.push_back(CaseKind::FanIn);
+        else throw CLI::ValidationError("--case", "unknown case '" + c + "' (qwen3, paged_attention, chain, fanin, all)");
+    }
+    for (const std::string& m : cl.modes) {
+        if (m == "all") {
+            s.modes.clear();
+            break;
+        }
+        const auto scheme = examples::parse_scheme(m);
+        if (!scheme)
+            throw CLI::ValidationError("--mode", "unknown mode '" + m +
+                                                     "' (manual, tensormap, static-manual, static-tensormap, A-D, all)");
+        s.modes.push_back(*scheme);
+    }
+    for (const std::string& t : cl.tiers) {
+        if (t == "all") {
+            s.tiers.clear();
+            break;
+        }
+        const auto tier = examples::parse_tier(t);
+        if (!tier) throw CLI::ValidationError("--tier", "unknown tier '" + t + "' (0-4, non-spmd ... all-spmd, all)");
+        s.tiers.push_back(*tier);
+    }
+    return s;
+}
+
+Executor parse_executor(const std::string& e) {
+    if (e == "instant") return Executor::Instant;
+    if (e == "timed") return Executor::Timed;
+    if (e == "compute") return Executor::Compute;
+    throw CLI::ValidationError("--executor", "unknown executor '" + e + "' (instant, timed, compute)");
+}
+
+void progress(bool tty, std::size_t done, std::size_t total, const std::string& what) {
+    if (!tty) return;
+    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, what.c_str());
+    std::fflush(stderr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CommandLine cl;
+    CLI::App app{"pto-bench: orchestration cost per task, per graph, dependency scheme and SPMD tier"};
+    app.add_option("--case", cl.cases, "qwen3, paged_attention, chain, fanin or all (default: qwen3 and paged_attention)")
+        ->delimiter(',');
+    app.add_option("--mode", cl.modes, "manual, tensormap, static-manual, static-tensormap (or A-D), or all")
+        ->delimiter(',');
+    app.add_option("--tier", cl.tiers, "Qwen3 SPMD tier: 0-4 or its name, or all (default all)")->delimiter(',');
+    for (const char* flag : {"non-spmd", "spmd-2", "spmd-4", "spmd-8", "all-spmd"}) {
+        const std::string name = flag;
+        app.add_flag_callback("--" + name, [&cl, name] { cl.tiers.push_back(name); }, "Qwen3 tier " + name);
+    }
+    app.add_option("--executor", cl.executor, "instant (default), timed or compute, for the end-to-end runs");
+    app.add_option("--reps", cl.bench.reps, "measured repetitions per figure (default 200)")->check(CLI::PositiveNumber);
+    app.add_option("--warmup", cl.bench.warmup, "unmeasured runs before them (default 10)");
+    app.add_option("--json", cl.json_path, "where to write the report (default bench-results.json)");
+    app.add_option("--trace", cl.bench.trace_path, "write a Perfetto / Chrome trace of a run to FILE");
+    app.add_option("--dot", cl.bench.dot_path, "write the task graph as Graphviz DOT to FILE");
+    app.add_flag("--no-sim", cl.no_sim, "skip the virtual-time model");
+    app.add_flag("--peers", cl.bench.peers, "also run the graphs on oneTBB flow_graph and OpenMP tasks");
+    app.add_flag("--list", cl.list, "list the scenarios and exit");
+    add_base_data_options(app, cl.base_data);
+
+    Selection selection;
+    try {
+        app.parse(argc, argv);
+        selection = parse_selection(cl);
+        cl.bench.executor = parse_executor(cl.executor);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "pto-bench: " << e.what() << "\n\n" << app.help();
+        return 2;
+    }
+    cl.bench.simulate = !cl.no_sim;
+
+    const std::vector<Scenario> scenarios = select(selection);
+    if (cl.list) {
+        for (const Scenario& s : scenarios) std::cout << s.id << ": " << s.measures << '\n';
+        return 0;
+    }
+    if (scenarios.empty()) {
+        std::cerr << "pto-bench: no scenario matches the selection\n\n" << app.help();
+        return 2;
+    }
+    cl.bench.several_scenarios = scenarios.size() > 1;
+
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    nlohmann::json results = nlohmann::json::array();
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+        progress(tty, i, scenarios.size(), scenarios[i].id);
+        try {
+            for (nlohmann::json& r : run_scenario(scenarios[i], cl.bench)) results.push_back(std::move(r));
+        } catch (const Error& e) {
+            if (tty) std::fprintf(stderr, "\r\033[K");
+            std::cerr << "pto-bench: " << scenarios[i].id << ": " << e.what() << '\n';
+            return 1;
+        }
+    }
+    if (tty) std::fprintf(stderr, "\r\033[K");
+
+    nlohmann::json report = make_report(machine_description(), std::move(results));
+    for (const std::string& warning : run_base_data(report, cl.base_data)) std::cerr << "pto-bench: warning: " << warning << '\n';
+    print_table(std::cout, report);
+    std::cout << "peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB; report written to " << cl.json_path << '\n';
+    std::ofstream json(cl.json_path);
+    json << report.dump(2) << '\n';
+    if (!json) {
+        std::cerr << "pto-bench: cannot write " << cl.json_path << '\n';
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,82 @@
+// Sample statistics, peak RSS and the machine description (from /proc/cpuinfo, the compiler and the
+// build's configure-time definitions PTO_BENCH_FLAGS and PTO_GIT_SHA).
+#include "measure.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+#ifndef PTO_BENCH_FLAGS
+#define PTO_BENCH_FLAGS "unknown"
+#endif
+#ifndef PTO_GIT_SHA
+#define PTO_GIT_SHA "unknown"
+#endif
+
+namespace pto::bench {
+namespace {
+
+std::string cpuinfo_field(const std::string& key) {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(key, 0) != 0) continue;
+        const auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        std::string value = line.substr(colon + 1);
+        value.erase(0, value.find_first_not_of(" \t"));
+        return value;
+    }
+    return "unknown";
+}
+
+std::string vendor_name(const std::string& vendor_id) {
+    if (vendor_id == "AuthenticAMD") return "amd";
+    if (vendor_id == "GenuineIntel") return "intel";
+    return vendor_id;
+}
+
+std::string today() {
+    const std::time_t now = std::time(nullptr);
+    char buffer[16];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%d", std::gmtime(&now));
+    return buffer;
+}
+
+}  // namespace
+
+Summary summarize(std::vector<double> samples) {
+    Summary s;
+    s.samples = samples.size();
+    if (samples.empty()) return s;
+    std::sort(samples.begin(), samples.end());
+    const std::size_t n = samples.size();
+    s.min = samples.front();
+    s.max = samples.back();
+    s.median = n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2.0;
+    return s;
+}
+
+std::uint64_t peak_rss_bytes() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+nlohmann::json machine_description() {
+    const std::string model = cpuinfo_field("model name");
+    return {{"cpu", model},
+            {"vendor", vendor_name(cpuinfo_field("vendor_id"))},
+            {"platform", model},
+            {"cores", std::thread::hardware_concurrency()},
+            {"compiler", std::string("g++ ") + __VERSION__},
+            {"flags", PTO_BENCH_FLAGS},
+            {"git_sha", PTO_GIT_SHA},
+            {"date", today()}};
+}
+
+}  // namespace pto::bench

@@ -1,0 +1,47 @@
+// Measuring one scenario: the graph's counts (from a recorded run), serial-mode orchestration cost,
+// concurrent end-to-end cost, and the pieces the options add (model, peers, trace, DOT).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog.h"
+#include "pto/runtime/config.h"
+#include "pto/runtime/graph.h"
+
+namespace pto::bench {
+
+struct BenchOptions {
+    Executor executor = Executor::Instant;
+    std::uint32_t reps = 200;
+    std::uint32_t warmup = 10;
+    bool simulate = true;
+    bool peers = false;
+    std::string trace_path;  ///< empty: none
+    std::string dot_path;    ///< empty: none
+    bool several_scenarios = false;  ///< trace/dot file names then carry the scenario id
+};
+
+/// GraphCounts: kernel launches, framework tasks, subtasks, and unique producer->consumer pairs between
+/// kernel launches (`edges`) or involving a framework task (`framework_edges`).
+struct GraphCounts {
+    std::uint64_t tasks = 0;
+    std::uint64_t framework_tasks = 0;
+    std::uint64_t subtasks = 0;
+    std::uint64_t edges = 0;
+    std::uint64_t framework_edges = 0;
+};
+
+[[nodiscard]] GraphCounts count_graph(const GraphRecord& graph);
+
+/// file_for: `path` as given for a single scenario, else with ".<scenario id>" before its extension.
+[[nodiscard]] std::string file_for(const std::string& path, const Scenario& scenario, bool several);
+
+/// run_scenario: measures `scenario` and returns its result objects (ours first, then one per peer).
+/// Throws pto::Error when a scenario cannot run (e.g. an unsupported scheme).
+[[nodiscard]] nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& options);
+
+}  // namespace pto::bench

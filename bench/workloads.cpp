@@ -1,0 +1,20 @@
+// make_workload: routes a case to its workload (the reference graphs in examples/, or synthetic.cpp).
+#include "pto/runtime/detail/throw.h"
+#include "workload.h"
+
+namespace pto::bench {
+
+std::unique_ptr<Workload> make_synthetic_workload(CaseKind kind);
+
+std::unique_ptr<Workload> make_workload(CaseKind kind, Executor executor) {
+    (void)executor;
+    switch (kind) {
+        case CaseKind::Chain:
+        case CaseKind::FanIn: return make_synthetic_workload(kind);
+        case CaseKind::Qwen3:
+        case CaseKind::PagedAttention: break;
+    }
+    detail::throw_error(ErrorCode::InvalidArgument, std::string(to_string(kind)) + " is not built into this pto-bench");
+}
+
+}  // namespace pto::bench

@@ -1,0 +1,93 @@
+// Args: the argument list of one submit (SPEC §3): tensors with their direction, scalars, block_num and
+// explicit dependencies. A plain value built on the orchestrator's stack; nothing allocates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <span>
+
+#include "pto/runtime/ids.h"
+#include "pto/runtime/kernels.h"
+#include "pto/runtime/task_desc.h"
+#include "pto/runtime/tensor.h"
+
+namespace pto {
+
+/// Args: chainable builder of a task's arguments.
+///
+///     auto h = pto::submit_aic(kQkMatmul, pto::Args().input(q).input(k).output(s).scalar(base).block_num(4));
+///
+/// Misuse that can only be judged with the task in hand (too many arguments, set_dependencies twice) is
+/// reported by the submit call, with the task's id and kernel in the message; the builder never throws.
+class Args {
+public:
+    Args() = default;
+    Args(const Args& other) { *this = other; }
+    Args& operator=(const Args& other);
+
+    /// input: the task reads `view` (RAW dependencies in AUTO scopes).
+    Args& input(const TensorView& view) { return add(view, Direction::In); }
+    /// output: the task overwrites `view` (WAW and WAR dependencies in AUTO scopes).
+    Args& output(const TensorView& view) { return add(view, Direction::Out); }
+    /// output: a tensor the runtime allocates at submission; the handle's output(i) returns it.
+    Args& output(const TensorCreateInfo& info);
+    /// inout: the task reads and writes `view`.
+    Args& inout(const TensorView& view) { return add(view, Direction::InOut); }
+    /// scalar: a 64-bit scalar argument (integers, floats and enums are stored bit for bit).
+    template <class T>
+    Args& scalar(T value) {
+        if (scalar_count_ == kMaxScalarArgs) [[unlikely]] {
+            too_many_ = true;
+            return *this;
+        }
+        scalars_[scalar_count_++] = scalar_bits(value);
+        return *this;
+    }
+    /// block_num: SPMD width; the kernel runs block_idx 0..n-1. Default 1; checked (>= 1) at submit.
+    Args& block_num(std::uint32_t n) {
+        block_num_ = n;
+        return *this;
+    }
+    /// set_dependencies: explicit producers, on top of any the tensormap finds. The array must stay valid
+    /// until the submit call. Once per Args: a second call with n > 0 is reported by the submit
+    /// (DependenciesAlreadySet); n = 0 clears the list and allows setting it again.
+    Args& set_dependencies(const TaskId* ids, std::uint32_t n);
+    Args& set_dependencies(std::span<const TaskId> ids) {
+        return set_dependencies(ids.data(), static_cast<std::uint32_t>(ids.size()));
+    }
+
+    // ---- read by the submit path ----
+    [[nodiscard]] std::span<TensorArg> tensors() { return {tensor_data(), tensor_count_}; }
+    [[nodiscard]] std::span<const TensorArg> tensors() const { return {tensor_data(), tensor_count_}; }
+    [[nodiscard]] std::span<const std::uint64_t> scalars() const { return {scalars_, scalar_count_}; }
+    [[nodiscard]] std::uint32_t block_count() const { return block_num_; }
+    [[nodiscard]] std::span<const TaskId> dependencies() const { return {deps_, dep_count_}; }
+    [[nodiscard]] bool has_too_many_arguments() const { return too_many_; }
+    [[nodiscard]] bool has_dependencies_set_twice() const { return deps_twice_; }
+    /// tensor_overflow / scalar_overflow: how many arguments were dropped (for the error message).
+    [[nodiscard]] std::uint32_t requested_tensors() const { return requested_tensors_; }
+
+private:
+    Args& add(const TensorView& view, Direction direction);
+    TensorArg* tensor_data() { return std::launder(reinterpret_cast<TensorArg*>(tensor_storage_)); }
+    const TensorArg* tensor_data() const {
+        return std::launder(reinterpret_cast<const TensorArg*>(tensor_storage_));
+    }
+
+    std::uint32_t tensor_count_ = 0;
+    std::uint32_t scalar_count_ = 0;
+    std::uint32_t block_num_ = 1;
+    std::uint32_t dep_count_ = 0;
+    std::uint32_t requested_tensors_ = 0;
+    bool deps_set_ = false;
+    bool deps_twice_ = false;
+    bool too_many_ = false;
+    const TaskId* deps_ = nullptr;
+    // Uninitialised on purpose: only the first tensor_count_ / scalar_count_ entries are ever written or
+    // read, so building an Args costs what its arguments cost, not the 1.5 KiB of capacity.
+    alignas(TensorArg) std::byte tensor_storage_[kMaxTensorArgs * sizeof(TensorArg)];
+    std::uint64_t scalars_[kMaxScalarArgs];
+};
+
+}  // namespace pto

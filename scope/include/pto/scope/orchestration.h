@@ -1,0 +1,174 @@
+// The orchestration API graph authors write against (SPEC §3): pto::run, PTO2_SCOPE / PTO2_SCOPE(MANUAL),
+// submit calls per core type, dependency-only tasks, alloc_tensors, and the TaskHandle they return.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <new>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "pto/runtime/runtime.h"
+#include "pto/scope/args.h"
+
+namespace pto {
+
+/// ScopeMode: how tasks submitted in a scope get their dependencies.
+enum class ScopeMode : std::uint8_t {
+    Auto,    ///< discovered from tensor arguments by the tensormap, plus explicit ones (PTO2_SCOPE())
+    Manual,  ///< explicit only; the tensormap is never touched (PTO2_SCOPE(MANUAL))
+};
+
+/// The tokens PTO2_SCOPE accepts: PTO2_SCOPE(), PTO2_SCOPE(AUTO), PTO2_SCOPE(MANUAL).
+namespace scope_tokens {
+inline constexpr ScopeMode AUTO = ScopeMode::Auto;
+inline constexpr ScopeMode MANUAL = ScopeMode::Manual;
+}  // namespace scope_tokens
+
+/// TaskHandle: what a submit returns: the task's id and the tensors the runtime allocated for it.
+class TaskHandle {
+public:
+    TaskHandle() = default;
+    TaskHandle(const TaskHandle& other) { *this = other; }
+    TaskHandle& operator=(const TaskHandle& other);
+
+    /// task_id: the submitted task's id, for set_dependencies of later tasks.
+    [[nodiscard]] TaskId task_id() const { return id_; }
+    /// output: the i-th tensor allocated by this submit (create-info outputs in argument order, or the
+    /// alloc_tensors results). Throws InvalidArgument if i >= output_count().
+    [[nodiscard]] const TensorView& output(std::uint32_t i) const;
+    [[nodiscard]] std::uint32_t output_count() const { return output_count_; }
+
+    /// Used by the submit path.
+    void assign(TaskId id, std::span<const TensorArg> args);
+
+private:
+    TensorView* outputs() { return std::launder(reinterpret_cast<TensorView*>(storage_)); }
+    const TensorView* outputs() const { return std::launder(reinterpret_cast<const TensorView*>(storage_)); }
+
+    TaskId id_;
+    std::uint32_t output_count_ = 0;
+    alignas(TensorView) std::byte storage_[kMaxTensorArgs * sizeof(TensorView)];
+};
+
+/// RunOptions: how pto::run ends.
+struct RunOptions {
+    /// Throw Error{KernelFailed} naming the first failed task when a kernel failed. Default true; with
+    /// false the returned report lists the failures instead.
+    bool throw_on_kernel_failure = true;
+};
+
+/// Orchestrator: runs orchestration functions on one Runtime, owning what persists between runs (the
+/// tensormap and the scope stack), so repeated runs allocate nothing. pto::run uses a temporary one.
+class Orchestrator {
+public:
+    explicit Orchestrator(Runtime& runtime);
+    ~Orchestrator();
+    Orchestrator(const Orchestrator&) = delete;
+    Orchestrator& operator=(const Orchestrator&) = delete;
+
+    /// run: calls `orchestration()` on this thread as the orchestrator of one run, then waits until every
+    /// task finished. Submit calls and PTO2_SCOPE inside it (and in functions it calls) use this run.
+    /// If `orchestration` throws, the run is drained and the exception propagates. Throws KernelFailed
+    /// (see RunOptions), Stall, or RunInProgress if a run is open on this thread or runtime.
+    template <class Fn>
+    RunReport run(Fn&& orchestration, RunOptions options = {}) {
+        begin();
+        try {
+            std::forward<Fn>(orchestration)();
+        } catch (...) {
+            abandon();
+            throw;
+        }
+        return finish(options);
+    }
+
+    [[nodiscard]] Runtime& runtime() { return runtime_; }
+
+    struct State;
+
+private:
+    void begin();
+    RunReport finish(const RunOptions& options);
+    void abandon() noexcept;
+
+    Runtime& runtime_;
+    std::unique_ptr<State> state_;
+};
+
+/// run: one orchestration on `runtime` with a temporary Orchestrator (see Orchestrator::run).
+template <class Fn>
+RunReport run(Runtime& runtime, Fn&& orchestration, RunOptions options = {}) {
+    Orchestrator orchestrator(runtime);
+    return orchestrator.run(std::forward<Fn>(orchestration), options);
+}
+
+// ---- Submit calls: orchestrator thread, inside run. Each throws NoActiveRun outside a run. --------------
+
+/// submit_aic / submit_aiv: one kernel launch of `args.block_count()` blocks on AIC (cube) or AIV
+/// (vector) cores. Throws InvalidBlockNum, TooManyArguments, DependenciesAlreadySet, InvalidDependency,
+/// InvalidTensor, UnknownKernel, CapacityDeadlock; blocks while the window is full (back-pressure).
+TaskHandle submit_aic(FuncId kernel, Args& args);
+TaskHandle submit_aiv(FuncId kernel, Args& args);
+/// submit_mix: each block runs `aic` on a cluster's AIC core and `aiv0`, `aiv1` on its two AIV cores,
+/// started together; the block ends when all three lanes have.
+TaskHandle submit_mix(FuncId aic, FuncId aiv0, FuncId aiv1, Args& args);
+/// submit_dependency_only: a task without a kernel that completes once its producers have: joins N
+/// producers to M consumers with N + M edges. Its tensor arguments take part in discovery (AUTO).
+TaskHandle submit_dependency_only(Args& args);
+/// alloc_tensors: a framework task that allocates `infos` from the heap ring. The buffers live until the
+/// task retires: after its scope ends and every task depending on it finished, so depending on the
+/// alloc task keeps scratch buffers alive (the manual-scope idiom).
+TaskHandle alloc_tensors(std::span<const TensorCreateInfo> infos);
+TaskHandle alloc_tensors(std::initializer_list<TensorCreateInfo> infos);
+
+inline TaskHandle submit_aic(FuncId kernel, Args&& args) { return submit_aic(kernel, args); }
+inline TaskHandle submit_aiv(FuncId kernel, Args&& args) { return submit_aiv(kernel, args); }
+inline TaskHandle submit_mix(FuncId aic, FuncId aiv0, FuncId aiv1, Args&& args) {
+    return submit_mix(aic, aiv0, aiv1, args);
+}
+inline TaskHandle submit_dependency_only(Args&& args) { return submit_dependency_only(args); }
+
+/// discover_producers: in an AUTO scope (or outside every scope), appends to `out` the producers the
+/// tensormap finds for `tensors` (and the creators of runtime-allocated views); in a MANUAL scope appends
+/// nothing. For layers that submit through Runtime directly (static templates). Throws NoActiveRun.
+void discover_producers(std::span<const TensorArg> tensors, std::vector<TaskId>& out);
+/// record_accesses: in an AUTO scope, records that `task` accesses `tensors` (after it was submitted), so
+/// later tasks find it; waits for retirement if the tensormap is full. Nothing in a MANUAL scope.
+void record_accesses(std::span<const TensorArg> tensors, TaskId task);
+
+/// current_runtime: the runtime of the run open on this thread. Throws NoActiveRun.
+Runtime& current_runtime();
+/// current_scope_mode: the innermost open scope's mode; Auto outside every scope.
+ScopeMode current_scope_mode();
+/// current_scope_depth: open scopes on this thread (0 outside every scope).
+std::uint32_t current_scope_depth();
+
+/// ScopeGuard: opens a scope on construction and ends it on destruction; what PTO2_SCOPE expands to.
+/// Ending a scope never waits: it drops the scope's references so its tasks can retire.
+/// Throws ScopeNesting for an AUTO scope inside a MANUAL one, NoActiveRun outside a run.
+class ScopeGuard {
+public:
+    explicit ScopeGuard(ScopeMode mode = ScopeMode::Auto);
+    ~ScopeGuard();
+    ScopeGuard(const ScopeGuard&) = delete;
+    ScopeGuard& operator=(const ScopeGuard&) = delete;
+
+    /// enter_once: true the first time, false after; lets PTO2_SCOPE be a `for` over one iteration.
+    bool enter_once() { return !entered_ && (entered_ = true); }
+
+private:
+    bool entered_ = false;
+};
+
+}  // namespace pto
+
+#define PTO_DETAIL_CONCAT_INNER(a, b) a##b
+#define PTO_DETAIL_CONCAT(a, b) PTO_DETAIL_CONCAT_INNER(a, b)
+#define PTO_DETAIL_SCOPE(name, ...) for (::pto::ScopeGuard name{__VA_ARGS__}; name.enter_once();)
+
+/// PTO2_SCOPE() { ... } opens an AUTO scope around the block; PTO2_SCOPE(MANUAL) { ... } a manual one.
+#define PTO2_SCOPE(...) \
+    PTO_DETAIL_SCOPE(PTO_DETAIL_CONCAT(pto_scope_guard_, __COUNTER__) __VA_OPT__(, ::pto::scope_tokens::__VA_ARGS__))

@@ -1,0 +1,67 @@
+// Args builder operations that are not worth inlining.
+#include "pto/scope/args.h"
+
+#include <cstring>
+
+namespace pto {
+
+Args& Args::operator=(const Args& other) {
+    if (this == &other) return *this;
+    tensor_count_ = other.tensor_count_;
+    scalar_count_ = other.scalar_count_;
+    block_num_ = other.block_num_;
+    dep_count_ = other.dep_count_;
+    requested_tensors_ = other.requested_tensors_;
+    deps_set_ = other.deps_set_;
+    deps_twice_ = other.deps_twice_;
+    too_many_ = other.too_many_;
+    deps_ = other.deps_;
+    std::memcpy(tensor_storage_, other.tensor_storage_, tensor_count_ * sizeof(TensorArg));
+    std::memcpy(scalars_, other.scalars_, scalar_count_ * sizeof(std::uint64_t));
+    return *this;
+}
+
+Args& Args::add(const TensorView& view, Direction direction) {
+    ++requested_tensors_;
+    if (tensor_count_ == kMaxTensorArgs) [[unlikely]] {
+        too_many_ = true;
+        return *this;
+    }
+    new (tensor_data() + tensor_count_) TensorArg{view, direction};
+    ++tensor_count_;
+    return *this;
+}
+
+Args& Args::output(const TensorCreateInfo& info) {
+    TensorView v;
+    v.base = nullptr;  // the runtime allocates at submission
+    v.offset = 0;
+    v.creator = TaskId{};
+    v.ndim = static_cast<std::uint8_t>(info.ndim);
+    v.dtype = info.dtype;
+    v.is_tracked = true;
+    std::int64_t stride = 1;
+    for (int d = kMaxTensorDims - 1; d >= 0; --d) {
+        const bool used = d < static_cast<int>(info.ndim);
+        v.shape[d] = used ? info.shape[d] : 1;
+        v.strides[d] = used ? stride : 0;
+        if (used) stride *= info.shape[d];
+    }
+    return add(v, Direction::Out);
+}
+
+Args& Args::set_dependencies(const TaskId* ids, std::uint32_t n) {
+    if (n == 0) {
+        deps_ = nullptr;
+        dep_count_ = 0;
+        deps_set_ = false;
+        return *this;
+    }
+    if (deps_set_) deps_twice_ = true;
+    deps_set_ = true;
+    deps_ = ids;
+    dep_count_ = n;
+    return *this;
+}
+
+}  // namespace pto

@@ -1,0 +1,112 @@
+// Orchestrator run lifecycle, the thread-local current run, and scopes (SPEC §3): AUTO/MANUAL nesting rules
+// and dropping a scope's references when it ends.
+#include <string>
+
+#include "orchestrator_state.h"
+#include "pto/runtime/detail/throw.h"
+
+namespace pto {
+namespace {
+
+thread_local Orchestrator::State* t_current = nullptr;
+
+
+}  // namespace
+
+namespace detail {
+
+Orchestrator::State* current_state() { return t_current; }
+
+Orchestrator::State& require_state(const char* call) {
+    if (t_current == nullptr) [[unlikely]]
+        throw_error(ErrorCode::NoActiveRun, std::string(call) +
+                                                " outside a run: call it from inside the orchestration "
+                                                "function given to pto::run or Orchestrator::run");
+    return *t_current;
+}
+
+}  // namespace detail
+
+Orchestrator::State::State(Runtime& rt) : runtime(rt) {
+    scopes.reserve(64);
+    deps.reserve(1024);
+}
+
+Orchestrator::Orchestrator(Runtime& runtime) : runtime_(runtime), state_(std::make_unique<State>(runtime)) {}
+Orchestrator::~Orchestrator() = default;
+
+void Orchestrator::begin() {
+    if (t_current != nullptr) [[unlikely]]
+        detail::throw_error(ErrorCode::RunInProgress,
+                            "a run is already open on this thread; orchestration functions do not nest");
+    runtime_.begin_run();
+    state_->scopes.clear();
+    if (state_->map) state_->map->clear();
+    state_->stats = &runtime_.orchestrator_stats();
+    t_current = state_.get();
+}
+
+RunReport Orchestrator::finish(const RunOptions& options) {
+    t_current = nullptr;
+    runtime_.end_orchestration();
+    RunReport report = runtime_.end_run();
+    if (state_->map) state_->map->clear();
+    if (options.throw_on_kernel_failure && report.failed > 0) {
+        const TaskFailure& first = report.failures.front();
+        detail::throw_error(ErrorCode::KernelFailed,
+                            "task " + std::to_string(first.task.value) + " (kernel " + first.kernel + ") failed: " +
+                                first.message + "; " + std::to_string(report.failed) + " task(s) failed, " +
+                                std::to_string(report.cancelled) + " dependant(s) cancelled, " +
+                                std::to_string(report.completed) + " of " + std::to_string(report.submitted) +
+                                " completed (Runtime::last_report() has the details)");
+    }
+    return report;
+}
+
+void Orchestrator::abandon() noexcept {
+    t_current = nullptr;
+    try {
+        runtime_.end_orchestration();
+        (void)runtime_.end_run();
+    } catch (...) {
+        // The orchestration function's exception is the one to report; the drain's (a stall) is secondary.
+    }
+    if (state_->map) state_->map->clear();
+}
+
+Runtime& current_runtime() { return detail::require_state("current_runtime").runtime; }
+
+ScopeMode current_scope_mode() {
+    const Orchestrator::State& s = detail::require_state("current_scope_mode");
+    return s.scopes.empty() ? ScopeMode::Auto : s.scopes.back().mode;
+}
+
+std::uint32_t current_scope_depth() {
+    return static_cast<std::uint32_t>(detail::require_state("current_scope_depth").scopes.size());
+}
+
+ScopeGuard::ScopeGuard(ScopeMode mode) {
+    Orchestrator::State& s = detail::require_state(mode == ScopeMode::Auto ? "PTO2_SCOPE()" : "PTO2_SCOPE(MANUAL)");
+    if (mode == ScopeMode::Auto && !s.scopes.empty() && s.scopes.back().mode == ScopeMode::Manual) [[unlikely]] {
+        const auto depth = s.scopes.size();
+        detail::throw_error(ErrorCode::ScopeNesting,
+                            "PTO2_SCOPE() (AUTO) opened at depth " + std::to_string(depth + 1) +
+                                " inside a MANUAL scope (depth " + std::to_string(depth) + ", opened before task " +
+                                std::to_string(s.scopes.back().begin.value) +
+                                "): an AUTO scope cannot nest in a MANUAL one, because the manual scope's tasks "
+                                "never enter the tensormap; use PTO2_SCOPE(MANUAL) here or close the outer scope");
+    }
+    s.scopes.push_back(Orchestrator::State::ScopeFrame{mode, s.runtime.next_task_id()});
+}
+
+ScopeGuard::~ScopeGuard() {
+    Orchestrator::State* s = detail::current_state();
+    // A run that ended abnormally may have uninstalled the state already; nothing is held then.
+    if (s == nullptr || s->scopes.empty()) return;
+    const Orchestrator::State::ScopeFrame frame = s->scopes.back();
+    s->scopes.pop_back();
+    // Tasks of inner scopes were released when those ended; release_scope skips them.
+    s->runtime.release_scope(frame.begin, s->runtime.next_task_id());
+}
+
+}  // namespace pto

@@ -1,0 +1,135 @@
+// The submit calls: argument checks that need the task in hand, dependency assembly (explicit deps, and in
+// AUTO scopes creators plus tensormap producers), the runtime submit, then recording the task's accesses.
+#include <chrono>
+#include <string>
+
+#include "orchestrator_state.h"
+#include "pto/runtime/detail/throw.h"
+
+namespace pto {
+namespace {
+
+std::int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+[[noreturn]] void throw_args_misuse(const Orchestrator::State& s, const Args& args, const TaskSpec& spec) {
+    const std::string task = "task " + std::to_string(s.runtime.next_task_id().value) + " (" +
+                             (spec.kind == TaskKind::Kernel ? "kernel " + s.runtime.kernel_name(spec.funcs[0])
+                                                            : std::string("dependency-only")) +
+                             ")";
+    if (args.has_dependencies_set_twice())
+        detail::throw_error(ErrorCode::DependenciesAlreadySet,
+                            task + ": set_dependencies was called twice on one Args; pass every producer in one "
+                                   "call (n = 0 clears the list first)");
+    detail::throw_error(ErrorCode::TooManyArguments,
+                        task + ": " + std::to_string(args.requested_tensors()) + " tensor arguments (at most " +
+                            std::to_string(kMaxTensorArgs) + ") or more than " + std::to_string(kMaxScalarArgs) +
+                            " scalars");
+}
+
+void find_producers(Orchestrator::State& s, std::span<const TensorArg> tensors, std::vector<TaskId>& out) {
+    Runtime& rt = s.runtime;
+    const bool profile = rt.is_profiling();
+    const std::int64_t t0 = profile ? steady_ns() : 0;
+    TensorMap& map = s.tensormap();
+    const TaskId retired = rt.retired_before();
+    for (const TensorArg& a : tensors) {
+        if (!a.view.is_tracked || a.view.base == nullptr) continue;
+        // A runtime-allocated buffer's first writer is its creator: found without a map lookup.
+        if (a.view.creator.is_valid()) out.push_back(a.view.creator);
+        map.find_producers(a.view, a.direction, retired, out);
+        ++s.stats->tensormap_lookups;
+    }
+    if (profile) s.stats->dep_lookup_ns += steady_ns() - t0;
+}
+
+void record(Orchestrator::State& s, std::span<const TensorArg> tensors, TaskId id) {
+    Runtime& rt = s.runtime;
+    const bool profile = rt.is_profiling();
+    const std::int64_t t0 = profile ? steady_ns() : 0;
+    TensorMap& map = s.tensormap();
+    for (const TensorArg& a : tensors) {
+        // Buffers this task allocated are found through their creator, never through the map.
+        if (!a.view.is_tracked || a.view.creator == id) continue;
+        while (!map.try_record(a.view, a.direction, id, rt.retired_before())) [[unlikely]] {
+            ++s.stats->tensormap_waits;
+            rt.wait_for_retirement("tensormap_entries");
+        }
+        ++s.stats->tensormap_inserts;
+    }
+    if (profile) s.stats->insert_ns += steady_ns() - t0;
+}
+
+TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0, FuncId f1, FuncId f2, Args& args) {
+    Orchestrator::State& s = detail::require_state(call);
+    TaskSpec spec;
+    spec.kind = kind;
+    spec.core = core;
+    spec.funcs[0] = f0;
+    spec.funcs[1] = f1;
+    spec.funcs[2] = f2;
+    spec.block_num = args.block_count();
+    spec.tensors = args.tensors();
+    spec.scalars = args.scalars();
+    if (args.has_too_many_arguments() || args.has_dependencies_set_twice()) [[unlikely]]
+        throw_args_misuse(s, args, spec);
+
+    Runtime& rt = s.runtime;
+    const bool scoped = !s.scopes.empty();
+    const bool discover = s.is_discovering();
+    std::span<const TaskId> producers = args.dependencies();
+    if (discover) {
+        s.deps.assign(producers.begin(), producers.end());
+        find_producers(s, spec.tensors, s.deps);
+        producers = s.deps;
+    }
+    const TaskId id = rt.submit(spec, producers, scoped);
+    if (discover) record(s, spec.tensors, id);
+    TaskHandle handle;
+    handle.assign(id, spec.tensors);
+    return handle;
+}
+
+}  // namespace
+
+TaskHandle submit_aic(FuncId kernel, Args& args) {
+    return submit_task("submit_aic", TaskKind::Kernel, CoreType::AIC, kernel, kernel, kernel, args);
+}
+
+TaskHandle submit_aiv(FuncId kernel, Args& args) {
+    return submit_task("submit_aiv", TaskKind::Kernel, CoreType::AIV, kernel, kernel, kernel, args);
+}
+
+TaskHandle submit_mix(FuncId aic, FuncId aiv0, FuncId aiv1, Args& args) {
+    return submit_task("submit_mix", TaskKind::Kernel, CoreType::MIX, aic, aiv0, aiv1, args);
+}
+
+TaskHandle submit_dependency_only(Args& args) {
+    return submit_task("submit_dependency_only", TaskKind::DependencyOnly, CoreType::None, FuncId{}, FuncId{},
+                       FuncId{}, args);
+}
+
+void discover_producers(std::span<const TensorArg> tensors, std::vector<TaskId>& out) {
+    Orchestrator::State& s = detail::require_state("discover_producers");
+    if (s.is_discovering()) find_producers(s, tensors, out);
+}
+
+void record_accesses(std::span<const TensorArg> tensors, TaskId task) {
+    Orchestrator::State& s = detail::require_state("record_accesses");
+    if (s.is_discovering()) record(s, tensors, task);
+}
+
+TaskHandle alloc_tensors(std::span<const TensorCreateInfo> infos) {
+    Args args;
+    for (const TensorCreateInfo& info : infos) args.output(info);
+    return submit_task("alloc_tensors", TaskKind::Alloc, CoreType::None, FuncId{}, FuncId{}, FuncId{}, args);
+}
+
+TaskHandle alloc_tensors(std::initializer_list<TensorCreateInfo> infos) {
+    return alloc_tensors(std::span<const TensorCreateInfo>(infos.begin(), infos.size()));
+}
+
+}  // namespace pto

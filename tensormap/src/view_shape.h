@@ -1,0 +1,65 @@
+// ViewShape: the canonical element set of a TensorView, built once per view and stored with each tensormap
+// entry so overlap tests (shape_overlap.h) and the region index never re-derive it (SPEC §4).
+#pragma once
+
+#include <cstdint>
+
+#include "pto/runtime/tensor.h"
+
+namespace pto::detail {
+
+/// Element indices a shape may reach: ±2^56. Keeping every index (and so every difference of two indices)
+/// far below 2^63 lets the overlap arithmetic run in int64 without overflow checks; no real buffer is
+/// 2^56 elements long. Views reaching further (or whose extent overflows) become opaque.
+inline constexpr std::int64_t kElementLimit = std::int64_t{1} << 56;
+
+/// ViewShape: the elements { first + sum_i k_i * stride[i] : 0 <= k_i < count[i] }.
+///
+/// Normal form: size-1 and zero-stride dimensions are dropped (they add no element), negative strides
+/// are flipped (moving `first` to the lowest element), dimensions are sorted by ascending stride, and a
+/// dimension is merged into the next smaller one whenever their union is one arithmetic progression
+/// (stride[j] a multiple of stride[i] and stride[j] / stride[i] <= count[i]). So contiguous rows fold into
+/// one dimension, and a chain shape (each stride divides the next) has stride[i+1] > stride[i] * count[i]:
+/// every element has exactly one index vector, which is what makes coverage decidable per digit.
+struct ViewShape {
+    std::int64_t first;                   ///< lowest element
+    std::int64_t last;                    ///< highest element (inclusive)
+    std::int64_t stride[kMaxTensorDims];  ///< ascending, > 0
+    std::int64_t count[kMaxTensorDims];   ///< each > 1 (a merged count may exceed 2^32)
+    std::uint8_t rank;                    ///< 0: a single element
+    bool is_empty;   ///< some dimension has size 0: no element at all (first/last meaningless)
+    bool is_opaque;  ///< outside ±kElementLimit: first/last are ∓kElementLimit, dimensions unknown
+    bool is_chain;   ///< each stride divides the next
+};
+
+/// RowWindow: for a chain shape of rank >= 2, with pitch = stride[1], every element x has
+/// (x - phase) mod pitch in [0, width]: the elements sit in one window of every period ("row") of pitch
+/// elements, because stride[0] * (count[0] - 1) < pitch and all larger strides are multiples of pitch.
+/// Two shapes with equal pitches whose windows do not meet share no element. The test needs no shape, so
+/// tensormap entries carry their window and skip loading shapes of tiles side by side in a band of rows.
+struct RowWindow {
+    std::int64_t pitch;  ///< 0: the shape has no window (rank < 2, not a chain, opaque or empty)
+    std::int64_t phase;  ///< first mod pitch, in [0, pitch)
+    std::int64_t width;  ///< stride[0] * (count[0] - 1), < pitch
+};
+
+/// row_window: the RowWindow of `s` (pitch 0 when it has none).
+[[nodiscard]] RowWindow row_window(const ViewShape& s);
+
+/// windows_disjoint: true only if both windows exist, their pitches are equal and their windows do not
+/// meet, which proves the shapes disjoint.
+[[nodiscard]] inline bool windows_disjoint(const RowWindow& a, const RowWindow& b) {
+    if (a.pitch == 0 || a.pitch != b.pitch) return false;
+    std::int64_t gap = b.phase - a.phase;  // where b's window starts, seen from a's, in [0, pitch)
+    if (gap < 0) gap += a.pitch;
+    return gap > a.width && gap + b.width < a.pitch;
+}
+
+/// make_view_shape: the normal form of `view`'s elements (its base is ignored). Throws InvalidTensor if
+/// view.ndim > kMaxTensorDims. ndim 0 is one element at view.offset.
+[[nodiscard]] ViewShape make_view_shape(const TensorView& view);
+
+/// same_layout: true if both shapes are bounded and have the same normal form (so the same elements).
+[[nodiscard]] bool same_layout(const ViewShape& a, const ViewShape& b);
+
+}  // namespace pto::detail

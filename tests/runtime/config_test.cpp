@@ -1,0 +1,52 @@
+// SPEC §1-§2, conformance: RuntimeConfig validation names the knob, and the chip presets.
+#include <catch2/catch.hpp>
+
+#include "pto/runtime/config.h"
+#include "pto/runtime/error.h"
+
+using pto::ErrorCode;
+using pto::RuntimeConfig;
+
+namespace {
+
+std::string rejection(const RuntimeConfig& c) {
+    try {
+        c.validate();
+    } catch (const pto::Error& e) {
+        CHECK(e.code() == ErrorCode::InvalidConfig);
+        return e.what();
+    }
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("the a2a3 defaults are 24 clusters of 1 AIC and 2 AIV with 3 schedulers", "[runtime][config]") {
+    const RuntimeConfig c = RuntimeConfig::a2a3();
+    CHECK(c.aic_count() == 24);
+    CHECK(c.aiv_count() == 48);
+    CHECK(c.scheduler_threads == 3);
+    CHECK_NOTHROW(c.validate());
+    const RuntimeConfig a5 = RuntimeConfig::a5();
+    CHECK(a5.aic_count() == 32);
+    CHECK(a5.aiv_count() == 64);
+    CHECK(a5.scheduler_threads == 4);
+}
+
+TEST_CASE("an invalid knob is rejected with its name and value", "[runtime][config]") {
+    RuntimeConfig c;
+    c.window_tasks = 1000;
+    CHECK_THAT(rejection(c), Catch::Contains("window_tasks = 1000") && Catch::Contains("power of two"));
+    c = RuntimeConfig{};
+    c.scheduler_threads = 30;
+    CHECK_THAT(rejection(c), Catch::Contains("scheduler_threads = 30"));
+    c = RuntimeConfig{};
+    c.edge_capacity = 100;
+    CHECK_THAT(rejection(c), Catch::Contains("edge_capacity"));
+    c = RuntimeConfig{};
+    c.timed_jitter = 2.0;
+    CHECK_THAT(rejection(c), Catch::Contains("timed_jitter"));
+    c = RuntimeConfig{};
+    c.aiv_per_cluster = 3;
+    CHECK_THAT(rejection(c), Catch::Contains("aiv_per_cluster"));
+}

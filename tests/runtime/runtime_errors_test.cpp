@@ -1,0 +1,154 @@
+// SPEC §3 and §10, conformance: every misuse raises pto::Error with its code and a message naming the task
+// or scope, and the runtime then runs a good graph.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "pto/runtime/runtime.h"
+#include "pto/scope/orchestration.h"
+
+using namespace pto;
+
+namespace {
+
+constexpr FuncId kNop{0};
+
+/// expect_error: runs `body` as an orchestration function, expects Error{code} whose message contains
+/// `fragment`, then proves the runtime still works.
+template <class Body>
+void expect_error(Runtime& rt, ErrorCode code, const std::string& fragment, Body body) {
+    bool thrown = false;
+    try {
+        pto::run(rt, body);
+    } catch (const Error& e) {
+        thrown = true;
+        CHECK(e.code() == code);
+        CHECK_THAT(e.what(), Catch::Contains(fragment));
+    }
+    CHECK(thrown);
+    const RunReport good = pto::run(rt, [] {
+        const TaskId a = submit_aiv(kNop, Args()).task_id();
+        submit_aic(kNop, Args().set_dependencies(&a, 1));
+    });
+    CHECK(good.completed == 2);
+    CHECK(rt.retired_before() == rt.next_task_id());
+}
+
+Runtime& shared_runtime() {
+    static Runtime rt([] {
+        RuntimeConfig c;
+        c.scheduler_threads = 2;
+        return c;
+    }());
+    static bool registered = [] {
+        rt.register_kernel(kNop, KernelInfo{"nop", 1.0, nullptr, nullptr});
+        return true;
+    }();
+    (void)registered;
+    return rt;
+}
+
+}  // namespace
+
+TEST_CASE("an AUTO scope inside a MANUAL scope is rejected naming both scopes", "[runtime][errors]") {
+    expect_error(shared_runtime(), ErrorCode::ScopeNesting, "inside a MANUAL scope", [] {
+        PTO2_SCOPE(MANUAL) {
+            PTO2_SCOPE() { submit_aiv(kNop, Args()); }
+        }
+    });
+}
+
+TEST_CASE("MANUAL inside MANUAL and MANUAL inside AUTO are allowed", "[runtime][scopes]") {
+    const RunReport r = pto::run(shared_runtime(), [] {
+        PTO2_SCOPE() {
+            PTO2_SCOPE(MANUAL) {
+                PTO2_SCOPE(MANUAL) { submit_aiv(kNop, Args()); }
+                CHECK(current_scope_depth() == 2);
+                CHECK(current_scope_mode() == ScopeMode::Manual);
+            }
+            CHECK(current_scope_mode() == ScopeMode::Auto);
+        }
+    });
+    CHECK(r.completed == 1);
+}
+
+TEST_CASE("a dependency on a task not yet submitted names both tasks", "[runtime][errors]") {
+    expect_error(shared_runtime(), ErrorCode::InvalidDependency, "has not been submitted yet", [] {
+        PTO2_SCOPE(MANUAL) {
+            const TaskId a = submit_aiv(kNop, Args()).task_id();
+            const TaskId future{a.value + 5};
+            submit_aiv(kNop, Args().set_dependencies(&future, 1));
+        }
+    });
+}
+
+TEST_CASE("a dependency on an invalid id or a task of an earlier run is rejected", "[runtime][errors]") {
+    Runtime& rt = shared_runtime();
+    TaskId old;
+    pto::run(rt, [&] { old = submit_aiv(kNop, Args()).task_id(); });
+    expect_error(rt, ErrorCode::InvalidDependency, "earlier run",
+                 [&] { submit_aiv(kNop, Args().set_dependencies(&old, 1)); });
+    expect_error(rt, ErrorCode::InvalidDependency, "invalid TaskId", [] {
+        const TaskId none;
+        submit_aiv(kNop, Args().set_dependencies(&none, 1));
+    });
+}
+
+TEST_CASE("set_dependencies twice is rejected; n = 0 clears", "[runtime][errors]") {
+    expect_error(shared_runtime(), ErrorCode::DependenciesAlreadySet, "set_dependencies was called twice", [] {
+        const TaskId a = submit_aiv(kNop, Args()).task_id();
+        submit_aiv(kNop, Args().set_dependencies(&a, 1).set_dependencies(&a, 1));
+    });
+    const RunReport r = pto::run(shared_runtime(), [] {
+        const TaskId a = submit_aiv(kNop, Args()).task_id();
+        submit_aiv(kNop, Args().set_dependencies(&a, 1).set_dependencies(nullptr, 0).set_dependencies(&a, 1));
+    });
+    CHECK(r.completed == 2);
+}
+
+TEST_CASE("block_num below 1 is rejected naming the task and kernel", "[runtime][errors]") {
+    expect_error(shared_runtime(), ErrorCode::InvalidBlockNum, "kernel nop", [] { submit_aic(kNop, Args().block_num(0)); });
+}
+
+TEST_CASE("too many tensor arguments are rejected", "[runtime][errors]") {
+    std::vector<float> buffer(4);
+    expect_error(shared_runtime(), ErrorCode::TooManyArguments, "17 tensor arguments", [&] {
+        Args args;
+        for (int i = 0; i < 17; ++i) args.input(TensorView::contiguous(buffer.data(), DataType::F32, {4}));
+        submit_aiv(kNop, args);
+    });
+}
+
+TEST_CASE("submitting outside a run is rejected", "[runtime][errors]") {
+    try {
+        submit_aiv(kNop, Args());
+        FAIL("expected NoActiveRun");
+    } catch (const Error& e) {
+        CHECK(e.code() == ErrorCode::NoActiveRun);
+        CHECK_THAT(e.what(), Catch::Contains("submit_aiv outside a run"));
+    }
+    CHECK_THROWS_AS([] { PTO2_SCOPE(MANUAL) {} }(), Error);
+}
+
+TEST_CASE("a run inside a run is rejected", "[runtime][errors]") {
+    expect_error(shared_runtime(), ErrorCode::RunInProgress, "already open", [] {
+        pto::run(shared_runtime(), [] {});
+    });
+}
+
+TEST_CASE("a create-info passed as an input is rejected", "[runtime][errors]") {
+    expect_error(shared_runtime(), ErrorCode::InvalidTensor, "create-info", [] {
+        Args args;
+        args.output(TensorCreateInfo(DataType::F32, {16}));
+        args.tensors()[0].direction = Direction::In;
+        submit_aiv(kNop, args);
+    });
+}
+
+TEST_CASE("the compute executor needs a registered function for every kernel", "[runtime][errors]") {
+    RuntimeConfig c;
+    c.executor = Executor::Compute;
+    Runtime rt(c);
+    rt.register_kernel(kNop, KernelInfo{"nop", 1.0, [](const KernelContext&) { return 0; }, nullptr});
+    expect_error(rt, ErrorCode::UnknownKernel, "func 9", [] { submit_aiv(FuncId{9}, Args()); });
+}
