@@ -23,7 +23,9 @@ struct FakeSource {
     };
     std::deque<Task> queues[4];
 
-    void add(Shape s, std::uint32_t slot, std::uint32_t blocks) { queues[static_cast<int>(s)].push_back({slot, blocks}); }
+    void add(Shape s, std::uint32_t slot, std::uint32_t blocks) {
+        queues[static_cast<int>(s)].push_back({slot, blocks});
+    }
     bool has(Shape s) const { return !queues[static_cast<int>(s)].empty(); }
     bool take(Shape s, std::uint32_t& slot, std::uint32_t& block) {
         auto& q = queues[static_cast<int>(s)];
@@ -77,14 +79,17 @@ TEST_CASE("SPMD blocks fill every idle core of the right type, each block once",
             ++aic_blocks[p.block];
         }
     }
-    for (int n : aiv_blocks) CHECK(n == 1);  // 8 AIV cores >= 5 blocks: all placed
+    for (int n : aiv_blocks)
+        CHECK(n == 1);  // 8 AIV cores >= 5 blocks: all placed
     int aic_placed = 0;
-    for (int n : aic_blocks) aic_placed += n;
+    for (int n : aic_blocks)
+        aic_placed += n;
     CHECK(aic_placed == 4);  // only 4 AIC cores
     CHECK(src.has(Shape::AIC));
 }
 
-TEST_CASE("idle cores are filled before pending slots, and pending slots only with pending allowed", "[runtime][dispatch]") {
+TEST_CASE("idle cores are filled before pending slots, and pending slots only with pending allowed",
+          "[runtime][dispatch]") {
     std::vector<ClusterOccupancy> clusters(2);
     clusters[0].running[0] = true;  // cluster 0's AIC busy, cluster 1's idle
     FakeSource src;
@@ -109,11 +114,12 @@ TEST_CASE("idle cores are filled before pending slots, and pending slots only wi
 TEST_CASE("while MIX waits, the least busy cluster receives no new AIC or AIV work", "[runtime][dispatch]") {
     std::vector<ClusterOccupancy> clusters(2);
     clusters[0].running[0] = clusters[0].running[1] = true;  // 2 busy units
-    clusters[1].running[0] = true;                            // 1 busy unit: reserved to drain
+    clusters[1].running[0] = true;                           // 1 busy unit: reserved to drain
     FakeSource src;
     src.add(Shape::MIX, 9, 1);
     src.add(Shape::AIV, 2, 8);
     const auto placed = plan(clusters, src, false);
-    for (const Placement& p : placed) CHECK(p.cluster == 0);
+    for (const Placement& p : placed)
+        CHECK(p.cluster == 0);
     REQUIRE(placed.size() == 1);  // cluster 0's one idle AIV
 }

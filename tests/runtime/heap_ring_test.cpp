@@ -26,7 +26,7 @@ TEST_CASE("a buffer that would straddle the wrap starts at the beginning instead
     HeapRing heap(1024);
     void* first = heap.try_allocate(768);
     REQUIRE(first != nullptr);
-    heap.release_until(heap.head());  // the first buffer's task retired
+    heap.release_until(heap.head());        // the first buffer's task retired
     void* second = heap.try_allocate(512);  // 256 bytes left at the end: skipped
     REQUIRE(second != nullptr);
     CHECK(second == first);

@@ -49,7 +49,8 @@ TEST_CASE("every executor runs a small graph to completion in dependency order",
             const TaskId c = submit_aiv(kLog, Args().set_dependencies(&a, 1).block_num(4)).task_id();
             const TaskId d = submit_aic(kLog, Args().set_dependencies(&a, 1)).task_id();
             const TaskId bcd[] = {b, c, d};
-            const TaskId e = submit_mix(kLog, kLog, kLog, Args().set_dependencies(bcd).block_num(3)).task_id();
+            const TaskId e =
+                submit_mix(kLog, kLog, kLog, Args().set_dependencies(bcd).block_num(3)).task_id();
             const TaskId f = submit_dependency_only(Args().set_dependencies(&e, 1)).task_id();
             submit_aiv(kLog, Args().set_dependencies(&f, 1));
         }
@@ -84,7 +85,8 @@ struct BlockCoverage {
 
 }  // namespace
 
-TEST_CASE("an SPMD launch runs each block index exactly once and sees chunk_base + block_idx", "[runtime][spmd]") {
+TEST_CASE("an SPMD launch runs each block index exactly once and sees chunk_base + block_idx",
+          "[runtime][spmd]") {
     const std::uint32_t width = GENERATE(1u, 2u, 7u, 40u, 100u);
     BlockCoverage coverage;
     RuntimeConfig c;
@@ -94,19 +96,24 @@ TEST_CASE("an SPMD launch runs each block index exactly once and sees chunk_base
     constexpr std::uint32_t kChunks = 200;
     pto::run(rt, [&] {
         for (std::uint32_t base = 0; base < kChunks; base += width)
-            submit_aiv(FuncId{1}, Args().scalar(std::uint64_t{base}).block_num(std::min(width, kChunks - base)));
+            submit_aiv(FuncId{1},
+                       Args().scalar(std::uint64_t{base}).block_num(std::min(width, kChunks - base)));
     });
-    for (std::uint32_t i = 0; i < kChunks; ++i) CHECK(coverage.hits[i].load() == 1);
+    for (std::uint32_t i = 0; i < kChunks; ++i)
+        CHECK(coverage.hits[i].load() == 1);
     CHECK(coverage.hits[kChunks].load() == 0);
 }
 
-TEST_CASE("a MIX block runs its three lanes on one cluster's AIC and AIV cores, started together", "[runtime][mix]") {
+TEST_CASE("a MIX block runs its three lanes on one cluster's AIC and AIV cores, started together",
+          "[runtime][mix]") {
     const Executor executor = GENERATE(Executor::Instant, Executor::Timed);
     Runtime rt(recording_config(executor));
     rt.register_kernel(kLog, KernelInfo{"mix", 3.0, nullptr, nullptr});
     pto::run(rt, [&] {
-        for (int i = 0; i < 20; ++i) submit_mix(kLog, kLog, kLog, Args().block_num(5));
-        for (int i = 0; i < 20; ++i) submit_aiv(kLog, Args().block_num(3));
+        for (int i = 0; i < 20; ++i)
+            submit_mix(kLog, kLog, kLog, Args().block_num(5));
+        for (int i = 0; i < 20; ++i)
+            submit_aiv(kLog, Args().block_num(3));
     });
     const RuntimeConfig& cfg = rt.config();
     std::map<std::pair<std::uint64_t, std::uint32_t>, std::vector<SubtaskRecord>> lanes;
@@ -136,7 +143,8 @@ TEST_CASE("a consumer of many producers is released exactly once", "[runtime][fa
         std::vector<TaskId> producers;
         for (int round = 0; round < 20; ++round) {
             producers.clear();
-            for (int i = 0; i < 64; ++i) producers.push_back(submit_aiv(kLog, Args()).task_id());
+            for (int i = 0; i < 64; ++i)
+                producers.push_back(submit_aiv(kLog, Args()).task_id());
             submit_aic(kLog, Args().set_dependencies(producers).block_num(2));
         }
     });
@@ -175,7 +183,8 @@ struct SlowSecond {
     }
     static int slow(const KernelContext& ctx) {
         auto& self = *static_cast<SlowSecond*>(ctx.user);
-        while (!self.release.load()) std::this_thread::yield();
+        while (!self.release.load())
+            std::this_thread::yield();
         return 0;
     }
 };
@@ -196,14 +205,17 @@ TEST_CASE("tasks retire in id order: finished tasks behind a running one stay in
     pto::run(rt, [&] {
         first = submit_aiv(FuncId{1}, Args()).task_id();  // task 0: quick
         submit_aiv(FuncId{2}, Args());                    // task 1: slow
-        for (int i = 0; i < 6; ++i) submit_aiv(FuncId{1}, Args());
-        while (state.quick_done.load() < 7) std::this_thread::yield();
+        for (int i = 0; i < 6; ++i)
+            submit_aiv(FuncId{1}, Args());
+        while (state.quick_done.load() < 7)
+            std::this_thread::yield();
         // Tasks 0 and 2..7 finished; task 0 retires, but nothing behind the running task 1 may.
         do {
             retired_while_slow = rt.try_retire();
             std::this_thread::yield();
         } while (retired_while_slow == first);
-        for (int i = 0; i < 1000; ++i) retired_while_slow = std::max(retired_while_slow, rt.try_retire());
+        for (int i = 0; i < 1000; ++i)
+            retired_while_slow = std::max(retired_while_slow, rt.try_retire());
         state.release.store(true);
     });
     CHECK(retired_while_slow == first.plus(1));
@@ -239,7 +251,8 @@ TEST_CASE("serial mode runs nothing before the orchestration function returns", 
                                         &ran});
     int ran_during_orchestration = -1;
     const RunReport r = pto::run(rt, [&] {
-        for (int i = 0; i < 100; ++i) submit_aiv(kLog, Args());
+        for (int i = 0; i < 100; ++i)
+            submit_aiv(kLog, Args());
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         ran_during_orchestration = ran.load();
     });

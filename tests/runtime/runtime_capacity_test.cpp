@@ -11,14 +11,16 @@ namespace {
 constexpr FuncId kNop{0};
 }
 
-TEST_CASE("a scope holding more tasks than the window is reported at once as a deadlock", "[runtime][capacity]") {
+TEST_CASE("a scope holding more tasks than the window is reported at once as a deadlock",
+          "[runtime][capacity]") {
     RuntimeConfig c;
     c.window_tasks = 16;
     Runtime rt(c);
     try {
         pto::run(rt, [] {
             PTO2_SCOPE(MANUAL) {
-                for (int i = 0; i < 17; ++i) submit_aiv(kNop, Args());
+                for (int i = 0; i < 17; ++i)
+                    submit_aiv(kNop, Args());
             }
         });
         FAIL("expected CapacityDeadlock");
@@ -29,8 +31,10 @@ TEST_CASE("a scope holding more tasks than the window is reported at once as a d
     }
     // One scope per iteration fits.
     const RunReport r = pto::run(rt, [] {
-        for (int i = 0; i < 100; ++i) PTO2_SCOPE(MANUAL) {
-                for (int j = 0; j < 10; ++j) submit_aiv(kNop, Args());
+        for (int i = 0; i < 100; ++i)
+            PTO2_SCOPE(MANUAL) {
+                for (int j = 0; j < 10; ++j)
+                    submit_aiv(kNop, Args());
             }
     });
     CHECK(r.completed == 1000);
@@ -43,7 +47,8 @@ TEST_CASE("serial mode with a window smaller than the graph fails naming the kno
     Runtime rt(c);
     try {
         pto::run(rt, [] {
-            for (int i = 0; i < 65; ++i) submit_aiv(kNop, Args());
+            for (int i = 0; i < 65; ++i)
+                submit_aiv(kNop, Args());
         });
         FAIL("expected CapacityDeadlock");
     } catch (const Error& e) {
@@ -51,7 +56,8 @@ TEST_CASE("serial mode with a window smaller than the graph fails naming the kno
         CHECK_THAT(e.what(), Catch::Contains("serial mode") && Catch::Contains("window_tasks (64)"));
     }
     const RunReport r = pto::run(rt, [] {
-        for (int i = 0; i < 64; ++i) submit_aiv(kNop, Args());
+        for (int i = 0; i < 64; ++i)
+            submit_aiv(kNop, Args());
     });
     CHECK(r.completed == 64);
 }
@@ -99,7 +105,8 @@ TEST_CASE("the edge pool applies back-pressure and a dense graph still completes
         std::vector<TaskId> layer;
         for (int l = 0; l < 50; ++l) {
             std::vector<TaskId> next;
-            for (int i = 0; i < 6; ++i) next.push_back(submit_aiv(kNop, Args().set_dependencies(layer)).task_id());
+            for (int i = 0; i < 6; ++i)
+                next.push_back(submit_aiv(kNop, Args().set_dependencies(layer)).task_id());
             layer = next;
         }
     });
@@ -107,7 +114,8 @@ TEST_CASE("the edge pool applies back-pressure and a dense graph still completes
     CHECK(r.orchestrator.edge_waits > 0);
 }
 
-TEST_CASE("one million tasks pass through a 64-slot window with nothing lost", "[runtime][capacity][stress]") {
+TEST_CASE("one million tasks pass through a 64-slot window with nothing lost",
+          "[runtime][capacity][stress]") {
     RuntimeConfig c;
     c.window_tasks = 64;
     Runtime rt(c);

@@ -53,7 +53,9 @@ Runtime& shared_runtime() {
 TEST_CASE("an AUTO scope inside a MANUAL scope is rejected naming both scopes", "[runtime][errors]") {
     expect_error(shared_runtime(), ErrorCode::ScopeNesting, "inside a MANUAL scope", [] {
         PTO2_SCOPE(MANUAL) {
-            PTO2_SCOPE() { submit_aiv(kNop, Args()); }
+            PTO2_SCOPE() {
+                submit_aiv(kNop, Args());
+            }
         }
     });
 }
@@ -62,7 +64,9 @@ TEST_CASE("MANUAL inside MANUAL and MANUAL inside AUTO are allowed", "[runtime][
     const RunReport r = pto::run(shared_runtime(), [] {
         PTO2_SCOPE() {
             PTO2_SCOPE(MANUAL) {
-                PTO2_SCOPE(MANUAL) { submit_aiv(kNop, Args()); }
+                PTO2_SCOPE(MANUAL) {
+                    submit_aiv(kNop, Args());
+                }
                 CHECK(current_scope_depth() == 2);
                 CHECK(current_scope_mode() == ScopeMode::Manual);
             }
@@ -95,10 +99,11 @@ TEST_CASE("a dependency on an invalid id or a task of an earlier run is rejected
 }
 
 TEST_CASE("set_dependencies twice is rejected; n = 0 clears", "[runtime][errors]") {
-    expect_error(shared_runtime(), ErrorCode::DependenciesAlreadySet, "set_dependencies was called twice", [] {
-        const TaskId a = submit_aiv(kNop, Args()).task_id();
-        submit_aiv(kNop, Args().set_dependencies(&a, 1).set_dependencies(&a, 1));
-    });
+    expect_error(shared_runtime(), ErrorCode::DependenciesAlreadySet, "set_dependencies was called twice",
+                 [] {
+                     const TaskId a = submit_aiv(kNop, Args()).task_id();
+                     submit_aiv(kNop, Args().set_dependencies(&a, 1).set_dependencies(&a, 1));
+                 });
     const RunReport r = pto::run(shared_runtime(), [] {
         const TaskId a = submit_aiv(kNop, Args()).task_id();
         submit_aiv(kNop, Args().set_dependencies(&a, 1).set_dependencies(nullptr, 0).set_dependencies(&a, 1));
@@ -107,14 +112,16 @@ TEST_CASE("set_dependencies twice is rejected; n = 0 clears", "[runtime][errors]
 }
 
 TEST_CASE("block_num below 1 is rejected naming the task and kernel", "[runtime][errors]") {
-    expect_error(shared_runtime(), ErrorCode::InvalidBlockNum, "kernel nop", [] { submit_aic(kNop, Args().block_num(0)); });
+    expect_error(shared_runtime(), ErrorCode::InvalidBlockNum, "kernel nop",
+                 [] { submit_aic(kNop, Args().block_num(0)); });
 }
 
 TEST_CASE("too many tensor arguments are rejected", "[runtime][errors]") {
     std::vector<float> buffer(4);
     expect_error(shared_runtime(), ErrorCode::TooManyArguments, "17 tensor arguments", [&] {
         Args args;
-        for (int i = 0; i < 17; ++i) args.input(TensorView::contiguous(buffer.data(), DataType::F32, {4}));
+        for (int i = 0; i < 17; ++i)
+            args.input(TensorView::contiguous(buffer.data(), DataType::F32, {4}));
         submit_aiv(kNop, args);
     });
 }
@@ -127,13 +134,16 @@ TEST_CASE("submitting outside a run is rejected", "[runtime][errors]") {
         CHECK(e.code() == ErrorCode::NoActiveRun);
         CHECK_THAT(e.what(), Catch::Contains("submit_aiv outside a run"));
     }
-    CHECK_THROWS_AS([] { PTO2_SCOPE(MANUAL) {} }(), Error);
+    CHECK_THROWS_AS(
+        [] {
+            PTO2_SCOPE(MANUAL) {}
+        }(),
+        Error);
 }
 
 TEST_CASE("a run inside a run is rejected", "[runtime][errors]") {
-    expect_error(shared_runtime(), ErrorCode::RunInProgress, "already open", [] {
-        pto::run(shared_runtime(), [] {});
-    });
+    expect_error(shared_runtime(), ErrorCode::RunInProgress, "already open",
+                 [] { pto::run(shared_runtime(), [] {}); });
 }
 
 TEST_CASE("a create-info passed as an input is rejected", "[runtime][errors]") {

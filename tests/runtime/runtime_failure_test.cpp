@@ -22,8 +22,12 @@ int ok_kernel(const KernelContext& ctx) {
     static_cast<Counters*>(ctx.user)->ran.fetch_add(1);
     return 0;
 }
-int throwing_kernel(const KernelContext&) { throw std::runtime_error("bad tile"); }
-int failing_kernel(const KernelContext&) { return 7; }
+int throwing_kernel(const KernelContext&) {
+    throw std::runtime_error("bad tile");
+}
+int failing_kernel(const KernelContext&) {
+    return 7;
+}
 
 }  // namespace
 
@@ -37,7 +41,8 @@ TEST_CASE("a failing kernel cancels its transitive dependants and the run names 
     c.executor = Executor::Compute;
     Runtime rt(c);
     rt.register_kernel(FuncId{0}, KernelInfo{"ok", 1.0, &ok_kernel, &counters});
-    rt.register_kernel(FuncId{1}, KernelInfo{"bad", 1.0, throws ? &throwing_kernel : &failing_kernel, nullptr});
+    rt.register_kernel(FuncId{1},
+                       KernelInfo{"bad", 1.0, throws ? &throwing_kernel : &failing_kernel, nullptr});
     TaskId bad;
     try {
         pto::run(rt, [&] {

@@ -1,0 +1,125 @@
+// The per-group description every scheme shares: which scope and group a task belongs to, the scope's
+// scratch allocation, and the exact tensors (with directions) and scalars each of the four kernels takes.
+#include "pto/examples/paged_attention.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pto::examples::paged_attention {
+namespace {
+
+// Alignment of every heap-ring buffer (runtime/src/heap_ring.h); scratch_bytes rounds each tensor up to it.
+constexpr std::uint64_t kHeapAlignment = 64;
+
+TensorView group_slice(const TensorView& per_group, std::uint32_t g) {
+    return per_group.slice(0, g, 1);
+}
+
+TensorView query_tile(const Problem& p, const ScopeDesc& s) {
+    const std::uint32_t q = p.shape().q_tile();
+    return p.query().slice(0, s.batch, 1).slice(1, s.head_tile * q, q);  // [1, q_tile, head_dim]
+}
+
+TensorView cache_head(const TensorView& cache, const ScopeDesc& s) {
+    return cache.slice(2, s.kv_head, 1);  // [pages, block_size, 1, head_dim]
+}
+
+}  // namespace
+
+ScopeDesc scope_desc(const Shape& shape, std::uint32_t batch, std::uint32_t head_tile) {
+    const std::uint32_t first_head = head_tile * shape.q_tile();
+    return ScopeDesc{batch, head_tile, first_head / shape.heads_per_kv(), shape.context_lens[batch],
+                     shape.groups(batch)};
+}
+
+GroupDesc group_desc(const Shape& shape, const ScopeDesc& scope, std::uint32_t group) {
+    const std::uint32_t first_block = group * shape.n_unroll;
+    const std::uint32_t blocks = (scope.context_len + shape.block_size - 1) / shape.block_size;
+    const std::uint32_t count = std::min(shape.n_unroll, blocks - first_block);
+    const std::uint32_t first_token = first_block * shape.block_size;
+    const std::uint32_t valid = std::min(shape.group_tokens(), scope.context_len - first_token);
+    return GroupDesc{group, first_block, count, valid, group == 0, group + 1 == scope.group_count};
+}
+
+std::array<TensorCreateInfo, kScratchTensors> scratch_infos(const Shape& shape, std::uint32_t groups) {
+    const std::uint32_t q = shape.q_tile(), w = shape.group_tokens(), d = shape.head_dim;
+    return {TensorCreateInfo(DataType::F32, {groups, q, w}),
+            TensorCreateInfo(shape.dtype, {groups, q, w}),
+            TensorCreateInfo(DataType::F32, {groups, q}),
+            TensorCreateInfo(DataType::F32, {groups, q}),
+            TensorCreateInfo(DataType::F32, {groups, q, d}),
+            TensorCreateInfo(DataType::F32, {q}),
+            TensorCreateInfo(DataType::F32, {q}),
+            TensorCreateInfo(DataType::F32, {q, d})};
+}
+
+ScopeTensors scope_tensors(const TaskHandle& alloc) {
+    return ScopeTensors{alloc.output(0), alloc.output(1), alloc.output(2), alloc.output(3),
+                        alloc.output(4), alloc.output(5), alloc.output(6), alloc.output(7)};
+}
+
+std::uint64_t scope_scratch_bytes(const Shape& shape, std::uint32_t groups) {
+    std::uint64_t total = 0;
+    for (const TensorCreateInfo& info : scratch_infos(shape, groups))
+        total += (std::max<std::uint64_t>(info.byte_size(), 1) + kHeapAlignment - 1) / kHeapAlignment *
+                 kHeapAlignment;
+    return total;
+}
+
+std::uint64_t scratch_bytes(const Shape& shape) {
+    std::uint64_t total = 0;
+    for (std::uint32_t b = 0; b < shape.batch; ++b)
+        total += scope_scratch_bytes(shape, shape.groups(b));
+    return total * shape.head_tiles();
+}
+
+void qk_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g,
+                    Args& args) {
+    args.input(query_tile(p, s))
+        .input(cache_head(p.key_cache(), s))
+        .input(p.block_table().slice(0, s.batch, 1))
+        .output(group_slice(t.sij, g.group))
+        .scalar(g.first_block)
+        .scalar(g.block_count)
+        .scalar(g.valid_tokens);
+}
+
+void softmax_prepare_args(const Problem& p, const ScopeTensors& t, const GroupDesc& g, Args& args) {
+    const float scale = 1.0f / std::sqrt(static_cast<float>(p.shape().head_dim));
+    args.input(group_slice(t.sij, g.group))
+        .output(group_slice(t.pij, g.group))
+        .output(group_slice(t.mi, g.group))
+        .output(group_slice(t.li, g.group))
+        .scalar(g.valid_tokens)
+        .scalar(scale);
+}
+
+void pv_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g,
+                    Args& args) {
+    args.input(group_slice(t.pij, g.group))
+        .input(cache_head(p.value_cache(), s))
+        .input(p.block_table().slice(0, s.batch, 1))
+        .output(group_slice(t.oi_new, g.group))
+        .scalar(g.first_block)
+        .scalar(g.block_count)
+        .scalar(g.valid_tokens);
+}
+
+void online_update_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g,
+                        Args& args) {
+    args.input(group_slice(t.mi, g.group))
+        .input(group_slice(t.li, g.group))
+        .input(group_slice(t.oi_new, g.group));
+    // The first group only writes the running state; later groups read and rewrite it.
+    if (g.is_first)
+        args.output(t.m_run).output(t.l_run).output(t.oi);
+    else
+        args.inout(t.m_run).inout(t.l_run).inout(t.oi);
+    if (g.is_last) {
+        const std::uint32_t q = p.shape().q_tile();
+        args.output(p.out().slice(0, s.batch, 1).slice(1, s.head_tile * q, q));
+    }
+    args.scalar(static_cast<std::uint32_t>(g.is_first)).scalar(static_cast<std::uint32_t>(g.is_last));
+}
+
+}  // namespace pto::examples::paged_attention

@@ -1,0 +1,239 @@
+// Views and scalars of every launch (the table in launch_args.h). Slicing is metadata only; every view
+// here is exactly the region the kernel touches, which is what makes discovered edges equal the rules.
+#include "launch_args.h"
+
+#include <string>
+
+#include "pto/runtime/detail/throw.h"
+
+namespace pto::examples::qwen3 {
+namespace {
+
+/// narrow: v restricted to [start, start + length) along `dim`. TensorView::slice without its range
+/// check, which is out of line: every range here follows from validated Shapes (asserted in debug
+/// builds), and views are built per launch, on the orchestration path this graph measures.
+inline TensorView narrow(TensorView v, int dim, std::uint32_t start, std::uint32_t length) {
+    PTO_ASSERT(static_cast<std::uint64_t>(start) + length <= v.shape[dim], "launch view inside its tensor");
+    v.offset += static_cast<std::int64_t>(start) * v.strides[dim];
+    v.shape[dim] = length;
+    return v;
+}
+
+TensorView tile_view(const Problem& p, const TensorView& v, std::uint32_t tile) {
+    const Shapes& s = p.shapes();
+    return narrow(v, 0, tile * s.tile_rows, s.valid_rows(tile));
+}
+
+/// cols: the launch's column range of a [rows, n] view, chunks of c columns.
+TensorView cols(const TensorView& v, std::uint32_t c, Launch l) {
+    return narrow(v, 1, l.chunk_base * c, l.block_num * c);
+}
+
+/// heads: row b of a [B, heads, ...] view, restricted to the launch's head range (c heads per chunk).
+TensorView heads(const TensorView& v, std::uint32_t row, std::uint32_t c, Launch l) {
+    return narrow(narrow(v, 0, row, 1), 1, l.chunk_base * c, l.block_num * c);
+}
+
+std::uint32_t blocks(const Shapes& s, std::uint32_t row) {
+    return (s.context_len(row) + s.kv_block - 1) / s.kv_block;
+}
+
+/// kv_heads_per_chunk: attention chunks are head groups; q heads c*g .. map to KV heads c*g/group.
+std::uint32_t kv_per_chunk(const Shapes& s) {
+    return s.kv_heads / op_info(Op::QkMatmul).chunks;
+}
+
+}  // namespace
+
+void rmsnorm_args(const Problem& p, std::uint32_t tile, Args& a) {
+    const Tensors& t = p.tensors();
+    a.input(tile_view(p, t.x, tile)).input(t.rms_weight).output(tile_view(p, t.x_norm, tile)).scalar(0u);
+}
+
+void projection_args(Op op, const Problem& p, std::uint32_t tile, Launch l, Args& a) {
+    const Tensors& t = p.tensors();
+    struct Operands {
+        const TensorView& in;
+        const TensorView& weight;
+        const TensorView& out;
+    };
+    const Operands o = [&]() -> Operands {
+        switch (op) {
+            case Op::QProj:
+                return {t.x_norm, t.wq, t.q};
+            case Op::KProj:
+                return {t.x_norm, t.wk, t.k};
+            case Op::VProj:
+                return {t.x_norm, t.wv, t.v};
+            case Op::GateProj:
+                return {t.h1_norm, t.w_gate, t.gate};
+            case Op::UpProj:
+                return {t.h1_norm, t.w_up, t.up};
+            case Op::DownProj:
+                return {t.act, t.w_down, t.down};
+            default:
+                detail::throw_error(
+                    ErrorCode::InvalidArgument,
+                    "qwen3 projection_args: " + std::string(to_string(op)) + " is not a projection");
+        }
+    }();
+    const std::uint32_t c = p.shapes().chunk_size(op);
+    a.input(tile_view(p, o.in, tile))
+        .input(o.weight)
+        .output(cols(tile_view(p, o.out, tile), c, l))
+        .scalar(l.chunk_base)
+        .scalar(c)
+        .block_num(l.block_num);
+}
+
+void qk_norm_args(const Problem& p, std::uint32_t tile, Args& a) {
+    const Tensors& t = p.tensors();
+    a.input(tile_view(p, t.q, tile))
+        .input(tile_view(p, t.k, tile))
+        .input(t.q_norm_weight)
+        .input(t.k_norm_weight)
+        .output(tile_view(p, t.q_normed, tile))
+        .output(tile_view(p, t.k_normed, tile))
+        .scalar(0u);
+}
+
+void rope_kv_cache_args(const Problem& p, std::uint32_t row, Args& a) {
+    const Tensors& t = p.tensors();
+    const std::uint32_t pos = p.shapes().context_len(row) - 1;
+    a.input(narrow(t.q_normed, 0, row, 1))
+        .input(narrow(t.k_normed, 0, row, 1))
+        .input(narrow(t.v, 0, row, 1))
+        .input(t.rope_cos)
+        .input(t.rope_sin)
+        .output(narrow(t.q_rope, 0, row, 1))
+        .output(narrow(narrow(t.k_cache, 0, row, 1), 2, pos, 1))
+        .output(narrow(narrow(t.v_cache, 0, row, 1), 2, pos, 1))
+        .scalar(0u)
+        .scalar(pos);
+}
+
+void qk_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
+    const Tensors& t = p.tensors();
+    const Shapes& s = p.shapes();
+    const std::uint32_t c = s.chunk_size(Op::QkMatmul), len = s.context_len(row);
+    a.input(heads(t.q_rope, row, c, l))
+        .input(narrow(heads(t.k_cache, row, kv_per_chunk(s), l), 2, 0, len))
+        .output(narrow(heads(t.scores, row, c, l), 2, 0, len))
+        .scalar(l.chunk_base)
+        .block_num(l.block_num);
+}
+
+void softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
+    const Tensors& t = p.tensors();
+    const Shapes& s = p.shapes();
+    const std::uint32_t c = s.chunk_size(Op::Softmax), len = s.context_len(row), nb = blocks(s, row);
+    a.input(narrow(heads(t.scores, row, c, l), 2, 0, len))
+        .output(narrow(heads(t.probs, row, c, l), 2, 0, len))
+        .output(narrow(heads(t.block_max, row, c, l), 2, 0, nb))
+        .output(narrow(heads(t.block_sum, row, c, l), 2, 0, nb))
+        .scalar(l.chunk_base)
+        .scalar(s.kv_block)
+        .block_num(l.block_num);
+}
+
+void sv_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
+    const Tensors& t = p.tensors();
+    const Shapes& s = p.shapes();
+    const std::uint32_t c = s.chunk_size(Op::SvMatmul), len = s.context_len(row), nb = blocks(s, row);
+    a.input(narrow(heads(t.probs, row, c, l), 2, 0, len))
+        .input(narrow(heads(t.v_cache, row, kv_per_chunk(s), l), 2, 0, len))
+        .output(narrow(heads(t.o_part, row, c, l), 2, 0, nb))
+        .scalar(l.chunk_base)
+        .scalar(s.kv_block)
+        .block_num(l.block_num);
+}
+
+void online_softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
+    const Tensors& t = p.tensors();
+    const Shapes& s = p.shapes();
+    const std::uint32_t c = s.chunk_size(Op::OnlineSoftmax), nb = blocks(s, row);
+    a.input(narrow(heads(t.o_part, row, c, l), 2, 0, nb))
+        .input(narrow(heads(t.block_max, row, c, l), 2, 0, nb))
+        .input(narrow(heads(t.block_sum, row, c, l), 2, 0, nb))
+        .output(cols(narrow(t.attn, 0, row, 1), c * s.head_dim, l))
+        .scalar(l.chunk_base)
+        .block_num(l.block_num);
+}
+
+void out_proj_residual_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
+    const Tensors& t = p.tensors();
+    const std::uint32_t c = p.shapes().chunk_size(Op::OutProjResidual);
+    a.input(tile_view(p, t.attn, tile))
+        .input(t.wo)
+        .input(cols(tile_view(p, t.x, tile), c, l))
+        .output(cols(tile_view(p, t.h1, tile), c, l))
+        .scalar(l.chunk_base)
+        .scalar(c)
+        .block_num(l.block_num);
+}
+
+void post_rmsnorm_args(const Problem& p, std::uint32_t tile, Args& a) {
+    const Tensors& t = p.tensors();
+    a.input(tile_view(p, t.h1, tile))
+        .input(t.post_rms_weight)
+        .output(tile_view(p, t.h1_norm, tile))
+        .scalar(0u);
+}
+
+void silu_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
+    const Tensors& t = p.tensors();
+    const std::uint32_t c = p.shapes().chunk_size(Op::Silu);
+    a.input(cols(tile_view(p, t.gate, tile), c, l))
+        .input(cols(tile_view(p, t.up, tile), c, l))
+        .output(cols(tile_view(p, t.act, tile), c, l))
+        .scalar(l.chunk_base)
+        .scalar(c)
+        .block_num(l.block_num);
+}
+
+void down_proj_residual_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
+    const Tensors& t = p.tensors();
+    const std::uint32_t c = p.shapes().chunk_size(Op::DownProjResidual);
+    a.input(cols(tile_view(p, t.down, tile), c, l))
+        .input(cols(tile_view(p, t.h1, tile), c, l))
+        .output(cols(tile_view(p, t.out, tile), c, l))
+        .scalar(l.chunk_base)
+        .scalar(c)
+        .block_num(l.block_num);
+}
+
+void append_args(Op op, const Problem& p, std::uint32_t index, Launch l, Args& a) {
+    switch (op) {
+        case Op::RmsNorm:
+            return rmsnorm_args(p, index, a);
+        case Op::QProj:
+        case Op::KProj:
+        case Op::VProj:
+        case Op::GateProj:
+        case Op::UpProj:
+        case Op::DownProj:
+            return projection_args(op, p, index, l, a);
+        case Op::QkNorm:
+            return qk_norm_args(p, index, a);
+        case Op::RopeKvCache:
+            return rope_kv_cache_args(p, index, a);
+        case Op::QkMatmul:
+            return qk_matmul_args(p, index, l, a);
+        case Op::Softmax:
+            return softmax_args(p, index, l, a);
+        case Op::SvMatmul:
+            return sv_matmul_args(p, index, l, a);
+        case Op::OnlineSoftmax:
+            return online_softmax_args(p, index, l, a);
+        case Op::OutProjResidual:
+            return out_proj_residual_args(p, index, l, a);
+        case Op::PostRmsNorm:
+            return post_rmsnorm_args(p, index, a);
+        case Op::Silu:
+            return silu_args(p, index, l, a);
+        case Op::DownProjResidual:
+            return down_proj_residual_args(p, index, l, a);
+    }
+}
+
+}  // namespace pto::examples::qwen3

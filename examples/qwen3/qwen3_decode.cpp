@@ -1,0 +1,180 @@
+// qwen3_decode: builds the Qwen3-14B decode layer (SPEC §6.1) per SPMD tier and scheme, runs it on the
+// chosen executor and prints launches, framework tasks, subtasks, edges and, in compute mode, the golden
+// verdict. Full shapes at fake addresses for instant/timed; reduced shapes in memory for compute.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pto/examples/qwen3.h"
+#include "pto/scope/orchestration.h"
+
+namespace q3 = pto::examples::qwen3;
+using pto::examples::Scheme;
+using pto::examples::SpmdTier;
+
+namespace {
+
+struct Options {
+    bool tier_flags[5] = {};
+    std::string mode = "all";
+    std::string executor = "instant";
+    bool concurrent = false;
+    double jitter = 0.0;
+    std::uint64_t seed = 1;
+    std::uint32_t reps = 1;
+};
+
+int usage_error(const CLI::App& app, const std::string& message) {
+    std::cerr << "qwen3_decode: " << message << "\n\n" << app.help();
+    return 2;
+}
+
+std::string shapes_line(const q3::Shapes& s, bool memory) {
+    return "batch " + std::to_string(s.batch) + " in " + std::to_string(s.tiles()) + " tiles of " +
+           std::to_string(s.tile_rows) + ", hidden " + std::to_string(s.hidden()) + ", " +
+           std::to_string(s.q_heads) + "/" + std::to_string(s.kv_heads) + " heads x " +
+           std::to_string(s.head_dim) + ", intermediate " + std::to_string(s.intermediate) +
+           ", context <= " + std::to_string(s.max_context) + (memory ? ", real memory" : ", fake addresses");
+}
+
+double median(std::vector<std::int64_t> v) {
+    std::sort(v.begin(), v.end());
+    return static_cast<double>(v[v.size() / 2]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "Qwen3-14B decode layer (SPEC 6.1): schemes A (manual) and B (tensormap) at five SPMD tiers"};
+    Options opt;
+    app.add_flag("--non-spmd", opt.tier_flags[0], "tier 0: one launch per chunk");
+    app.add_flag("--spmd-2", opt.tier_flags[1], "tier 1: SPMD width 2");
+    app.add_flag("--spmd-4", opt.tier_flags[2], "tier 2: SPMD width 4");
+    app.add_flag("--spmd-8", opt.tier_flags[3], "tier 3: SPMD width 8");
+    app.add_flag("--all-spmd", opt.tier_flags[4], "tier 4: one launch per operator (no tier flag: all five)");
+    app.add_option("--mode", opt.mode, "manual|tensormap|A|B|all (C and D: static templates, not yet)");
+    app.add_option("--executor", opt.executor, "instant|timed|compute");
+    app.add_flag(
+        "--concurrent", opt.concurrent,
+        "schedule while submitting (default: serial, so tensormap edges to finished tasks are kept)");
+    app.add_option("--jitter", opt.jitter, "compute/timed executor: random delay / duration factor 0..1");
+    app.add_option("--seed", opt.seed, "input data and jitter seed");
+    app.add_option("--reps", opt.reps, "runs per tier and scheme; times are the median (default 1)")
+        ->check(CLI::Range(1u, 100000u));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        std::cout << app.help();
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        return usage_error(app, e.what());
+    }
+
+    std::vector<Scheme> schemes;
+    if (opt.mode == "all") {
+        schemes = {Scheme::Manual, Scheme::Tensormap};
+    } else if (const auto s = pto::examples::parse_scheme(opt.mode)) {
+        if (*s != Scheme::Manual && *s != Scheme::Tensormap)
+            return usage_error(app, "scheme " + std::string(1, pto::examples::letter(*s)) + " (" +
+                                        std::string(pto::examples::to_string(*s)) +
+                                        ") is built from static templates, which are not implemented yet; "
+                                        "use --mode manual, tensormap, A, B or all");
+        schemes = {*s};
+    } else {
+        return usage_error(app, "--mode must be manual, tensormap, A, B or all, not '" + opt.mode + "'");
+    }
+    pto::RuntimeConfig cfg;
+    if (opt.executor == "instant")
+        cfg.executor = pto::Executor::Instant;
+    else if (opt.executor == "timed")
+        cfg.executor = pto::Executor::Timed;
+    else if (opt.executor == "compute")
+        cfg.executor = pto::Executor::Compute;
+    else
+        return usage_error(app, "--executor must be instant, timed or compute, not '" + opt.executor + "'");
+    if (!(opt.jitter >= 0.0 && opt.jitter <= 1.0)) return usage_error(app, "--jitter must be in 0..1");
+    std::vector<SpmdTier> tiers;
+    for (int i = 0; i < 5; ++i)
+        if (opt.tier_flags[i]) tiers.push_back(static_cast<SpmdTier>(i));
+    if (tiers.empty()) tiers.assign(std::begin(pto::examples::kAllTiers), std::end(pto::examples::kAllTiers));
+
+    const bool compute = cfg.executor == pto::Executor::Compute;
+    cfg.orchestration = opt.concurrent ? pto::OrchestrationMode::Concurrent : pto::OrchestrationMode::Serial;
+    cfg.record_graph = true;
+    cfg.timed_jitter = opt.jitter;
+    cfg.seed = opt.seed;
+
+    try {
+        q3::Problem problem = compute ? q3::Problem::with_memory(q3::Shapes::reduced(), opt.seed)
+                                      : q3::Problem::with_fake_addresses(q3::Shapes::full());
+        std::optional<q3::Golden> golden;
+        if (compute) golden = q3::reference(problem);
+        pto::Runtime rt(cfg);
+        q3::register_kernels(rt);
+        // One orchestrator for every run: it owns the tensormap, so runs after the first allocate nothing.
+        pto::Orchestrator orchestrator(rt);
+
+        std::printf("Qwen3-14B decode layer: %s\nexecutor %s, %s orchestration\n\n",
+                    shapes_line(problem.shapes(), compute).c_str(), opt.executor.c_str(),
+                    opt.concurrent ? "concurrent" : "serial");
+        std::printf("%-9s %-6s %-24s %9s %8s %12s %15s %8s %9s%s\n", "tier", "scheme", "launches (S1/S2/S3)",
+                    "framework", "subtasks", "kernel-edges", "framework-edges", "orch-ms", "e2e-ms",
+                    compute ? "  golden" : "");
+        bool all_ok = true;
+        for (SpmdTier tier : tiers) {
+            q3::DecodeGraph graph(problem, tier);
+            std::optional<std::vector<std::pair<std::uint32_t, std::uint32_t>>> first_edges;
+            for (Scheme scheme : schemes) {
+                // Each repetition is a whole run; the last one's graph and outputs are checked.
+                std::vector<std::int64_t> orch_ns, e2e_ns;
+                for (std::uint32_t r = 0; r < opt.reps; ++r) {
+                    problem.reset();
+                    const pto::RunReport report = orchestrator.run([&] { graph.submit(scheme); });
+                    orch_ns.push_back(report.orchestration_ns);
+                    e2e_ns.push_back(report.end_to_end_ns);
+                }
+                const q3::GraphCounts c = q3::count_graph(rt.graph());
+                const std::string launches =
+                    std::to_string(c.launches) + " (" + std::to_string(c.scope_launches[0]) + "/" +
+                    std::to_string(c.scope_launches[1]) + "/" + std::to_string(c.scope_launches[2]) + ")";
+                std::string verdict;
+                if (compute) {
+                    const std::string label = std::string(pto::examples::to_string(scheme)) + "_" +
+                                              std::string(pto::examples::to_string(tier));
+                    const q3::GoldenReport g = q3::check_golden(problem, *golden, label);
+                    verdict = g.summary();
+                    all_ok = all_ok && g.ok;
+                }
+                // Serial runs keep every discovered edge, so A and B must agree exactly (SPEC §6.1).
+                const auto edges = q3::kernel_edges(rt.graph());
+                if (!first_edges) {
+                    first_edges = edges;
+                } else if (!opt.concurrent) {
+                    const bool same = edges == *first_edges;
+                    verdict += std::string(verdict.empty() ? "" : "; ") +
+                               (same ? "edges == A" : "EDGES DIFFER FROM A");
+                    all_ok = all_ok && same;
+                }
+                std::printf("%-9s %-6c %-24s %9llu %8llu %12llu %15llu %8.2f %9.2f%s%s\n",
+                            std::string(pto::examples::to_string(tier)).c_str(),
+                            pto::examples::letter(scheme), launches.c_str(),
+                            static_cast<unsigned long long>(c.framework_tasks),
+                            static_cast<unsigned long long>(c.subtasks),
+                            static_cast<unsigned long long>(c.kernel_edges),
+                            static_cast<unsigned long long>(c.framework_edges), median(orch_ns) / 1e6,
+                            median(e2e_ns) / 1e6, verdict.empty() ? "" : "  ", verdict.c_str());
+            }
+        }
+        return all_ok ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::cerr << "qwen3_decode: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,158 @@
+// Simulator: the discrete-event core of the virtual-time model. One orchestrator and N scheduler threads
+// as state machines on one EventQueue; the schedulers choose placements with pto::detail::plan_dispatch,
+// the same policy the threaded schedulers run. report.cpp turns its output into a SimReport.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dispatch_policy.h"
+#include "event_queue.h"
+#include "kernel_durations.h"
+#include "pto/runtime/graph.h"
+#include "pto/runtime/simulate.h"
+#include "ready_source.h"
+#include "sim_graph.h"
+
+namespace pto::detail::sim {
+
+/// SimOutput: what a simulation observed; report.cpp derives the rest.
+struct SimOutput {
+    std::vector<SubtaskRecord> timeline;
+    std::vector<ReadyMark> ready;
+    std::vector<std::int64_t> task_end_ns;  // per task: last subtask end (kernel) or completion (framework)
+    std::vector<std::int64_t> submit_cost_ns;  // per task, the orchestrator's cost to submit it
+    std::int64_t drain_ns = 0;
+    std::int64_t orch_busy_ns = 0;
+    std::int64_t orch_wait_ns = 0;
+    std::int64_t orchestration_end_ns = 0;
+    std::uint64_t window_waits = 0;
+    std::vector<std::int64_t> sched_busy_ns;
+    std::uint64_t scheduler_passes = 0;
+    TraceExtras trace;  // tracks and slices; counters are added by the report
+};
+
+class Simulator {
+  public:
+    Simulator(const GraphRecord& graph, const SimGraph& sim_graph, const KernelDurations& durations,
+              const SimConfig& config);
+    SimOutput run();
+
+  private:
+    // ---- Per-task state ----
+    struct TaskState {
+        Shape shape = Shape::DependencyOnly;
+        std::int32_t fanin = 0;  // producers not yet completed, counted at publication
+        std::uint32_t refs = 0;  // retirement references: own completion + linked consumers
+        std::uint32_t blocks_finished = 0;
+        bool published = false;
+        bool closed = false;  // completed; its fanout list was taken
+        bool retired = false;
+    };
+
+    // ---- Cores (owned by one scheduler) ----
+    struct CoreSlot {
+        std::uint32_t task = kNoTask;
+        std::uint32_t block = 0;
+        std::uint8_t lane = 0;
+        std::int64_t dispatch_ns = 0;
+        std::int64_t start_ns = 0;
+        std::int64_t end_ns = 0;
+    };
+    struct SimCore {
+        CoreSlot running;
+        CoreSlot pending;  // starts when `running` ends (the core reads its next task itself)
+        std::uint32_t global_index = 0;
+    };
+    struct SimCluster {
+        std::uint32_t units = 3;
+        SimCore unit[kMaxUnitsPerCluster];
+        std::uint32_t mix_lanes_left = 0;
+    };
+
+    // ---- Scheduler threads ----
+    enum class Phase : std::uint8_t { Idle, Completing, DependencyOnly, Dispatch };
+    struct Finished {
+        std::uint32_t cluster;  // position in the thread's cluster list
+        std::uint8_t unit;
+        CoreSlot slot;
+    };
+    struct SchedState {
+        std::uint32_t index = 0;
+        std::vector<SimCluster> clusters;
+        std::vector<ClusterOccupancy> occupancy;
+        std::vector<Placement> placements;
+        std::vector<Finished> finished;
+        std::size_t next_finished = 0;
+        Phase phase = Phase::Idle;
+        bool sleeping = true;
+        std::uint64_t generation = 0;
+        std::int64_t free_at_ns = 0;  // end of the current or last pass
+        std::int64_t pass_start_ns = 0;
+        std::int64_t dispatch_start_ns = 0;
+        bool did_work = false;
+        std::uint32_t handled = 0;  // tasks completed (kernel or dependency-only) in this pass
+        std::int64_t busy_ns = 0;
+    };
+
+    void on_publish(std::uint32_t task, std::int64_t now);
+    void on_release(std::uint32_t task, std::int64_t now);
+    void on_scheduler_step(SchedState& s, std::int64_t now);
+
+    void orchestrator_next(std::int64_t now);
+    void make_ready(std::uint32_t task, std::int64_t now);
+    /// close_task: the task completed at `now`; releases are scheduled from `walk_start`, one fanout edge
+    /// each. Returns the fanout walk's cost.
+    std::int64_t close_task(std::uint32_t task, std::int64_t now, std::int64_t walk_start);
+    void drop_reference(std::uint32_t task);
+    void try_retire(std::int64_t now);
+
+    void begin_pass(SchedState& s, std::int64_t now);
+    void complete_next(SchedState& s, std::int64_t now);
+    void dependency_only_next(SchedState& s, std::int64_t now);
+    void dispatch(SchedState& s, std::int64_t now);
+    void end_pass(SchedState& s, std::int64_t end);
+    void go_to_sleep(SchedState& s, std::int64_t now);
+    void wake_sleepers(std::int64_t now);
+    void step_at(SchedState& s, std::int64_t when);
+    void record_subtask(const SchedState& s, const SimCore& core, const CoreSlot& slot,
+                        std::int64_t finish_ns);
+    [[nodiscard]] std::int64_t lane_duration_ns(std::uint32_t task, std::uint32_t block,
+                                                std::uint32_t lane) const;
+    [[nodiscard]] std::string task_label(std::uint32_t task) const;
+
+    const GraphRecord& graph_;
+    const SimGraph& sim_graph_;
+    const KernelDurations& durations_;
+    const SimConfig& config_;
+    const bool serial_;
+    const std::uint64_t window_;
+
+    // Costs in nanoseconds.
+    std::int64_t submit_ns_, submit_edge_ns_, dispatch_ns_, completion_ns_, fanout_edge_ns_, pickup_ns_,
+        poll_ns_;
+
+    EventQueue events_;
+    std::vector<TaskState> tasks_;
+    std::vector<BlockCounts> blocks_;
+    std::vector<std::uint8_t> edge_linked_;      // parallel to GraphRecord::producers: counted a reference
+    std::vector<std::uint64_t> dispatch_stamp_;  // per task: the dispatch pass that last paid dispatch_us
+    std::uint64_t pass_serial_ = 0;
+    SimReadyQueues ready_;
+    std::vector<SchedState> scheds_;
+
+    // Orchestrator.
+    std::uint32_t next_submit_ = 0;
+    std::uint32_t published_count_ = 0;
+    std::uint32_t retired_count_ = 0;
+    bool orch_waiting_ = false;
+    std::int64_t orch_wait_start_ = 0;
+    bool dispatch_enabled_ = true;
+
+    std::uint32_t closed_count_ = 0;
+    std::vector<std::string> kernel_names_;
+    SimOutput out_;
+};
+
+}  // namespace pto::detail::sim

@@ -1,0 +1,270 @@
+// SPEC §6.1, conformance: the Qwen3-14B decode graph: launches per tier and scope, subtasks, the edge
+// rules (scheme A against an independent restatement of them) and scheme B's discovered edges equal to
+// scheme A's at every tier; the graph fits a small window in concurrent mode; schemes C and D rejected.
+//
+//   Scope 1 (tile)          Scope 2 (row)                              Scope 3 (tile)
+//   rmsnorm -> q/k/v_proj   rope <- qk_norm, all v                     out_proj <- all online of the tile
+//   qk_norm <- all q, all k qk -> softmax -> sv -> online (sv <- rope)  post <- all out_proj -> gate, up
+//                           online <- softmax                          silu <- gate, up; down <- all silu
+//                                                                      down_res <- down, out_proj
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <vector>
+
+#include "pto/examples/qwen3.h"
+#include "pto/scope/orchestration.h"
+
+using namespace pto::examples;
+using namespace pto::examples::qwen3;
+
+namespace {
+
+using Edges = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
+struct ExpectedGraph {
+    std::vector<std::pair<Op, std::uint32_t>> nodes;  // op and block_num, in emission order
+    Edges edges;
+};
+
+/// expected_graph: SPEC §6.1's emission order and dependency rules, restated independently of the
+/// builder (batch 90, tiles of 16, chunk counts from the table).
+ExpectedGraph expected_graph(SpmdTier tier) {
+    constexpr std::uint32_t kBatch = 90, kTile = 16, kTiles = 6;
+    ExpectedGraph g;
+    const auto add = [&](Op op, std::uint32_t blocks, const std::vector<std::uint32_t>& deps) {
+        const auto id = static_cast<std::uint32_t>(g.nodes.size());
+        g.nodes.emplace_back(op, blocks);
+        for (std::uint32_t d : deps)
+            g.edges.emplace_back(d, id);
+        return id;
+    };
+    std::vector<std::uint32_t> qk_norm(kTiles);
+    std::vector<std::vector<std::uint32_t>> v_proj(kTiles), online(kBatch);
+    for (std::uint32_t t = 0; t < kTiles; ++t) {
+        const std::uint32_t rms = add(Op::RmsNorm, 1, {});
+        std::vector<std::uint32_t> qk;
+        for (const Launch& l : launches(20, tier))
+            qk.push_back(add(Op::QProj, l.block_num, {rms}));
+        for (const Launch& l : launches(8, tier)) {
+            qk.push_back(add(Op::KProj, l.block_num, {rms}));
+            v_proj[t].push_back(add(Op::VProj, l.block_num, {rms}));
+        }
+        qk_norm[t] = add(Op::QkNorm, 1, qk);
+    }
+    for (std::uint32_t b = 0; b < kBatch; ++b) {
+        std::vector<std::uint32_t> deps{qk_norm[b / kTile]};
+        deps.insert(deps.end(), v_proj[b / kTile].begin(), v_proj[b / kTile].end());
+        const std::uint32_t rope = add(Op::RopeKvCache, 1, deps);
+        for (const Launch& l : launches(4, tier)) {
+            const std::uint32_t qk = add(Op::QkMatmul, l.block_num, {rope});
+            const std::uint32_t sm = add(Op::Softmax, l.block_num, {qk});
+            const std::uint32_t sv = add(Op::SvMatmul, l.block_num, {rope, sm});
+            online[b].push_back(add(Op::OnlineSoftmax, l.block_num, {sv, sm}));
+        }
+    }
+    for (std::uint32_t t = 0; t < kTiles; ++t) {
+        std::vector<std::uint32_t> attention;
+        for (std::uint32_t b = t * kTile; b < std::min(kBatch, (t + 1) * kTile); ++b)
+            attention.insert(attention.end(), online[b].begin(), online[b].end());
+        std::vector<std::uint32_t> outs, silus;
+        for (const Launch& l : launches(40, tier))
+            outs.push_back(add(Op::OutProjResidual, l.block_num, attention));
+        const std::uint32_t post = add(Op::PostRmsNorm, 1, outs);
+        for (const Launch& l : launches(34, tier)) {
+            const std::uint32_t gate = add(Op::GateProj, l.block_num, {post});
+            const std::uint32_t up = add(Op::UpProj, l.block_num, {post});
+            silus.push_back(add(Op::Silu, l.block_num, {gate, up}));
+        }
+        const auto downs = launches(40, tier);
+        for (std::size_t j = 0; j < downs.size(); ++j) {
+            const std::uint32_t down = add(Op::DownProj, downs[j].block_num, silus);
+            add(Op::DownProjResidual, downs[j].block_num, {down, outs[j]});
+        }
+    }
+    std::sort(g.edges.begin(), g.edges.end());
+    return g;
+}
+
+struct TierFigures {
+    SpmdTier tier;
+    std::uint64_t scope[3];
+    std::uint64_t total;
+};
+// SPEC §6.1 table.
+constexpr TierFigures kFigures[] = {
+    {SpmdTier::NonSpmd, {228, 1530, 1338}, 3096}, {SpmdTier::Spmd2, {120, 810, 672}, 1602},
+    {SpmdTier::Spmd4, {66, 450, 348}, 864},       {SpmdTier::Spmd8, {42, 450, 186}, 678},
+    {SpmdTier::AllSpmd, {30, 450, 42}, 522},
+};
+
+pto::RuntimeConfig serial_recording() {
+    pto::RuntimeConfig cfg;
+    cfg.executor = pto::Executor::Instant;
+    cfg.orchestration =
+        pto::OrchestrationMode::Serial;  // keeps every discovered edge (nothing retires early)
+    cfg.record_graph = true;
+    return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("each tier launches the kernels of the SPEC table per scope and always 3096 subtasks",
+          "[examples][qwen3]") {
+    const Problem problem = Problem::with_fake_addresses();
+    pto::Runtime rt(serial_recording());
+    register_kernels(rt);
+    pto::Orchestrator orchestrator(rt);
+    for (const TierFigures& f : kFigures) {
+        for (Scheme scheme : {Scheme::Manual, Scheme::Tensormap}) {
+            INFO("tier " << to_string(f.tier) << ", scheme " << letter(scheme));
+            DecodeGraph graph(problem, f.tier);
+            const pto::RunReport report = orchestrator.run([&] { graph.submit(scheme); });
+            CHECK(report.ok());
+            CHECK(report.kernel_tasks == f.total);
+            CHECK(report.subtasks == 3096);
+            const GraphCounts c = count_graph(rt.graph());
+            CHECK(c.launches == f.total);
+            CHECK(c.subtasks == 3096);
+            CHECK(c.framework_tasks == 0);
+            CHECK(c.framework_edges == 0);
+            for (int s = 0; s < 3; ++s)
+                CHECK(c.scope_launches[s] == f.scope[s]);
+            const LaunchCounts expected = graph.counts();
+            CHECK(expected.total() == f.total);
+            CHECK(expected.subtasks == 3096);
+        }
+    }
+}
+
+TEST_CASE("reduced shapes keep the chunk counts, so launches and subtasks equal the full graph's",
+          "[examples][qwen3]") {
+    for (const TierFigures& f : kFigures) {
+        const LaunchCounts full = expected_launches(Shapes::full(), f.tier);
+        const LaunchCounts reduced = expected_launches(Shapes::reduced(), f.tier);
+        for (int s = 0; s < 3; ++s) {
+            CHECK(full.scope[s] == f.scope[s]);
+            CHECK(reduced.scope[s] == f.scope[s]);
+        }
+        CHECK(reduced.subtasks == 3096);
+    }
+}
+
+TEST_CASE(
+    "scheme A submits the SPEC emission order and exactly the rule edges, and scheme B discovers the "
+    "same edge set from the tensors, at every tier",
+    "[examples][qwen3][edges]") {
+    const Problem problem = Problem::with_fake_addresses();
+    pto::Runtime rt(serial_recording());
+    register_kernels(rt);
+    pto::Orchestrator orchestrator(rt);
+    for (const TierFigures& f : kFigures) {
+        INFO("tier " << to_string(f.tier));
+        const ExpectedGraph expected = expected_graph(f.tier);
+        DecodeGraph graph(problem, f.tier);
+
+        orchestrator.run([&] { graph.submit(Scheme::Manual); });
+        const pto::GraphRecord& a = rt.graph();
+        REQUIRE(a.tasks.size() == expected.nodes.size());
+        for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+            INFO("task " << i);
+            REQUIRE(op_of(a.tasks[i].funcs[0]) == expected.nodes[i].first);
+            REQUIRE(a.tasks[i].block_num == expected.nodes[i].second);
+            REQUIRE(a.tasks[i].core == op_info(expected.nodes[i].first).core);
+        }
+        const Edges manual = kernel_edges(a);
+        CHECK(manual == expected.edges);
+
+        orchestrator.run([&] { graph.submit(Scheme::Tensormap); });
+        const Edges discovered = kernel_edges(rt.graph());
+        CHECK(discovered.size() == manual.size());
+        CHECK(discovered == manual);
+    }
+}
+
+TEST_CASE("the graph runs in concurrent mode with a window of 256 tasks (largest scope 223 launches)",
+          "[examples][qwen3]") {
+    const Problem problem = Problem::with_fake_addresses();
+    pto::RuntimeConfig cfg;
+    cfg.window_tasks = 256;
+    pto::Runtime rt(cfg);
+    register_kernels(rt);
+    pto::Orchestrator orchestrator(rt);
+    for (Scheme scheme : {Scheme::Manual, Scheme::Tensormap}) {
+        INFO("scheme " << letter(scheme));
+        DecodeGraph graph(problem, SpmdTier::NonSpmd);
+        const pto::RunReport report = orchestrator.run([&] { graph.submit(scheme); });
+        CHECK(report.ok());
+        CHECK(report.completed == report.submitted);
+        CHECK(report.kernel_tasks == 3096);
+        CHECK(report.orchestrator.window_waits > 0);  // the window really was the limit
+    }
+}
+
+TEST_CASE(
+    "schemes C and D are rejected by the dynamic builder with InvalidArgument, and the runtime stays usable",
+    "[examples][qwen3][errors]") {
+    const Problem problem = Problem::with_fake_addresses();
+    pto::Runtime rt;
+    register_kernels(rt);
+    DecodeGraph graph(problem, SpmdTier::AllSpmd);
+    for (Scheme scheme : {Scheme::StaticManual, Scheme::StaticTensormap}) {
+        try {
+            pto::run(rt, [&] { graph.submit(scheme); });
+            FAIL("submit accepted scheme " << letter(scheme));
+        } catch (const pto::Error& e) {
+            CHECK(e.code() == pto::ErrorCode::InvalidArgument);
+            CHECK_THAT(std::string(e.message()), Catch::Contains(std::string(1, letter(scheme))));
+        }
+    }
+    CHECK(pto::run(rt, [&] { graph.submit(Scheme::Manual); }).kernel_tasks == 522);
+}
+
+TEST_CASE("the kernel table has 19 FuncIds for 17 operators with the SPEC names and durations",
+          "[examples][qwen3]") {
+    pto::Runtime rt;
+    register_kernels(rt, 100);
+    std::vector<std::uint16_t> ids;
+    for (std::uint32_t i = 0; i < kOpCount; ++i) {
+        const Op op = static_cast<Op>(i);
+        const std::uint32_t lanes = op == Op::OutProjResidual ? 3 : 1;
+        for (std::uint32_t lane = 0; lane < lanes; ++lane) {
+            const pto::FuncId f = func_id(op, lane, 100);
+            ids.push_back(f.value);
+            CHECK(op_of(f, 100) == op);
+            const pto::KernelInfo* k = rt.find_kernel(f);
+            REQUIRE(k != nullptr);
+            CHECK(k->duration_us == op_info(op).duration_us);
+            CHECK(k->fn != nullptr);
+            CHECK_THAT(k->name, Catch::StartsWith(std::string(op_info(op).name)));
+        }
+    }
+    std::sort(ids.begin(), ids.end());
+    CHECK(ids.size() == kFuncIdCount);
+    CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());
+    CHECK(ids.front() == 100);
+    CHECK(ids.back() == 100 + kFuncIdCount - 1);
+    CHECK(rt.kernel_name(func_id(Op::OutProjResidual, 2, 100)) == "out_proj_residual_aiv1");
+    CHECK(op_info(Op::GateProj).duration_us == 95.70);
+    CHECK(op_info(Op::OutProjResidual).core == pto::CoreType::MIX);
+    CHECK_FALSE(op_of(pto::FuncId{99}, 100).has_value());
+}
+
+TEST_CASE("shapes that cannot be split into the table's chunk counts are rejected naming the dimension",
+          "[examples][qwen3][errors]") {
+    Shapes s = Shapes::reduced();
+    s.kv_heads = 6;  // 6 KV heads do not split into 4 attention head groups
+    try {
+        s.validate();
+        FAIL("accepted kv_heads = 6");
+    } catch (const pto::Error& e) {
+        CHECK(e.code() == pto::ErrorCode::InvalidArgument);
+        CHECK_THAT(std::string(e.message()), Catch::Contains("kv_heads"));
+    }
+    s = Shapes::reduced();
+    s.intermediate = 500;
+    CHECK_THROWS_AS(Problem::with_fake_addresses(s), pto::Error);
+    CHECK(Shapes::full().tiles() == 6);
+    CHECK(Shapes::full().valid_rows(5) == 10);
+    CHECK(Shapes::full().batch_padded() == 96);
+}
