@@ -41,19 +41,27 @@ struct Placement {
     bool to_pending;
 };
 
+/// IdleElsewhere: idle AIC and AIV cores of the other scheduler threads (a snapshot; may be stale). Work that
+/// one of them could start now is not parked in this thread's pending slots.
+struct IdleElsewhere {
+    std::uint32_t aic = 0;
+    std::uint32_t aiv = 0;
+};
+
 /// plan_dispatch: fills idle units, then (if `use_pending_slots`) pending slots, from `source`:
 ///   1. MIX blocks onto wholly idle clusters (all lanes start together);
 ///   2. while MIX work remains, the least busy cluster is kept free of new AIC/AIV work so it drains for
 ///      MIX (MIX has priority without starving AIC/AIV on the other clusters);
 ///   3. AIC blocks onto idle AIC units, AIV blocks onto idle AIV units;
-///   4. AIC/AIV blocks into free pending slots of busy units (idle cores always come before pending slots).
+///   4. AIC/AIV blocks into free pending slots of busy units, but only for a core type no other thread has
+///      an idle core of (idle cores always come before pending slots, across threads too).
 /// The occupancy is updated to reflect the placements. Source must provide:
 ///   bool take(Shape, std::uint32_t& slot, std::uint32_t& block)  -- claims one block, false if none
 ///   bool has(Shape) const                                        -- whether take may succeed
 /// `out` must hold at least 3 * clusters.size() * 2 placements; returns how many were written.
 template <class Source>
 std::uint32_t plan_dispatch(std::span<ClusterOccupancy> clusters, Source& source, bool use_pending_slots,
-                            Placement* out) {
+                            IdleElsewhere idle_elsewhere, Placement* out) {
     std::uint32_t n = 0;
     std::uint32_t slot = 0;
     std::uint32_t block = 0;
@@ -99,6 +107,7 @@ std::uint32_t plan_dispatch(std::span<ClusterOccupancy> clusters, Source& source
         for (std::uint32_t u = 0; u < cl.units; ++u) {
             if (!cl.running[u] || cl.pending[u]) continue;
             const Shape shape = u == 0 ? Shape::AIC : Shape::AIV;
+            if ((u == 0 ? idle_elsewhere.aic : idle_elsewhere.aiv) != 0) continue;
             if (!source.take(shape, slot, block)) continue;
             out[n++] = Placement{slot, block, c, static_cast<std::uint8_t>(u), 0, true};
             cl.pending[u] = true;

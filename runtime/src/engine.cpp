@@ -16,6 +16,7 @@ Engine::Engine(const RuntimeConfig& cfg)
       ready(cfg.window_tasks) {
     for (std::uint32_t i = 0; i < cfg.scheduler_threads; ++i)
         scheduler_parkers.push_back(std::make_unique<Parker>());
+    idle_cores = std::make_unique<IdleCores[]>(cfg.scheduler_threads);
 }
 
 std::string Engine::kernel_name(FuncId f) const {

@@ -86,6 +86,14 @@ public:
     void wake_scheduler(std::uint32_t index) { scheduler_parkers[index]->unpark(); }
 
     std::vector<std::unique_ptr<Parker>> scheduler_parkers;
+
+    /// IdleCores: one scheduler thread's idle AIC / AIV cores after its last pass. Written (relaxed) by that
+    /// thread only; read (relaxed) by the others as a hint for the dispatch policy, so staleness is harmless.
+    struct alignas(kFalseSharingRange) IdleCores {
+        std::atomic<std::uint32_t> aic{0};
+        std::atomic<std::uint32_t> aiv{0};
+    };
+    std::unique_ptr<IdleCores[]> idle_cores;  // one per scheduler thread
     Parker orchestrator_parker;
 
     // ---- Run progress --------------------------------------------------------------------------------

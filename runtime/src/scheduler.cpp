@@ -251,9 +251,17 @@ bool Scheduler::pass() {
                 occ.pending[u] = !cluster.unit[u].pending.is_empty();
             }
         }
+        IdleElsewhere idle_elsewhere;
+        if constexpr (E != Executor::Instant) {
+            for (std::uint32_t t = 0; t < engine_.config.scheduler_threads; ++t) {
+                if (t == index_) continue;
+                idle_elsewhere.aic += engine_.idle_cores[t].aic.load(std::memory_order_relaxed);
+                idle_elsewhere.aiv += engine_.idle_cores[t].aiv.load(std::memory_order_relaxed);
+            }
+        }
         ReadySource source(engine_);
-        const std::uint32_t placed =
-            plan_dispatch(std::span<ClusterOccupancy>(occupancy_), source, E != Executor::Instant, placements_.data());
+        const std::uint32_t placed = plan_dispatch(std::span<ClusterOccupancy>(occupancy_), source,
+                                                   E != Executor::Instant, idle_elsewhere, placements_.data());
         if (source.release()) ctx_.pushed_ready = true;
         // Read after the pops: a block's start then never precedes the completion that made it ready, which
         // the ordering tests (and a faithful trace) rely on.
@@ -276,6 +284,7 @@ bool Scheduler::pass() {
             start_running<E>(cluster, core, now);
         }
         progressed |= placed != 0;
+        if constexpr (E != Executor::Instant) publish_idle_cores();
     }
 
     engine_.add_finished(ctx_.counters.total() - finished_before);
@@ -381,6 +390,17 @@ bool Scheduler::cancel_queued() {
         }
     }
     return any;
+}
+
+void Scheduler::publish_idle_cores() {
+    std::uint32_t aic = 0;
+    std::uint32_t aiv = 0;
+    for (const ClusterState& cluster : clusters())
+        for (std::uint32_t u = 0; u < cluster.units; ++u)
+            if (cluster.unit[u].running.is_empty()) ++(u == 0 ? aic : aiv);
+    // Relaxed: a hint for the other threads' policy (see Engine::IdleCores).
+    engine_.idle_cores[index_].aic.store(aic, std::memory_order_relaxed);
+    engine_.idle_cores[index_].aiv.store(aiv, std::memory_order_relaxed);
 }
 
 bool Scheduler::has_unfinished_cores() const {

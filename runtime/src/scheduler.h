@@ -69,6 +69,7 @@ private:
     void finish_running(ClusterState& cluster, CoreState& core, int status, std::string* error,
                         std::int64_t end_ns, std::int64_t now);
     bool cancel_queued();
+    void publish_idle_cores();
     bool has_unfinished_cores() const;
     std::int64_t earliest_end_ns() const;
     void park(bool timed_cores_busy);

@@ -38,9 +38,10 @@ struct FakeSource {
     }
 };
 
-std::vector<Placement> plan(std::vector<ClusterOccupancy>& clusters, FakeSource& src, bool pending) {
+std::vector<Placement> plan(std::vector<ClusterOccupancy>& clusters, FakeSource& src, bool pending,
+                            pto::detail::IdleElsewhere elsewhere = {}) {
     std::vector<Placement> out(clusters.size() * 6);
-    const std::uint32_t n = plan_dispatch(std::span<ClusterOccupancy>(clusters), src, pending, out.data());
+    const std::uint32_t n = plan_dispatch(std::span<ClusterOccupancy>(clusters), src, pending, elsewhere, out.data());
     out.resize(n);
     return out;
 }
@@ -122,4 +123,17 @@ TEST_CASE("while MIX waits, the least busy cluster receives no new AIC or AIV wo
     for (const Placement& p : placed)
         CHECK(p.cluster == 0);
     REQUIRE(placed.size() == 1);  // cluster 0's one idle AIV
+}
+
+TEST_CASE("work is not parked in pending slots while another thread has an idle core for it", "[runtime][dispatch]") {
+    std::vector<ClusterOccupancy> clusters(1);
+    clusters[0].running[0] = clusters[0].running[1] = clusters[0].running[2] = true;
+    FakeSource src;
+    src.add(Shape::AIV, 1, 4);
+    src.add(Shape::AIC, 2, 4);
+    const auto placed = plan(clusters, src, true, pto::detail::IdleElsewhere{0, 3});
+    // AIV work waits for the other thread's idle AIV cores; AIC work may use the pending slot.
+    REQUIRE(placed.size() == 1);
+    CHECK(placed[0].unit == 0);
+    CHECK(placed[0].to_pending);
 }

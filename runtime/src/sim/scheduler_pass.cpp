@@ -138,9 +138,17 @@ void Simulator::dispatch(SchedState& s, std::int64_t now) {
             occ.pending[u] = c.unit[u].pending.task != kNoTask;
         }
     }
+    // The other threads' idle cores right now, as the threaded schedulers publish them after each pass.
+    IdleElsewhere idle_elsewhere;
+    for (const SchedState& other : scheds_) {
+        if (&other == &s) continue;
+        for (const SimCluster& c : other.clusters)
+            for (std::uint32_t u = 0; u < c.units; ++u)
+                if (c.unit[u].running.task == kNoTask) ++(u == 0 ? idle_elsewhere.aic : idle_elsewhere.aiv);
+    }
     SimReadySource source(ready_, blocks_);
     const std::uint32_t placed = plan_dispatch(std::span<ClusterOccupancy>(s.occupancy), source,
-                                               config_.use_pending_slots, s.placements.data());
+                                               config_.use_pending_slots, idle_elsewhere, s.placements.data());
     source.release();
 
     // The decisions are made now; the writes follow one after another, and a subtask starts when its write
