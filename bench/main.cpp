@@ -16,6 +16,7 @@
 #include "catalog.h"
 #include "measure.h"
 #include "pto/runtime/error.h"
+#include "plot.h"
 #include "report.h"
 #include "runner.h"
 
@@ -30,6 +31,7 @@ struct CommandLine {
     std::vector<std::string> tiers;
     std::string executor = "instant";
     std::string json_path = "bench-results.json";
+    std::string plot_path;
     bool list = false;
     bool no_sim = false;
     BenchOptions bench;
@@ -106,7 +108,13 @@ int main(int argc, char** argv) {
     app.add_option("--warmup", cl.bench.warmup, "unmeasured runs before them (default 10)");
     app.add_option("--json", cl.json_path, "where to write the report (default bench-results.json)");
     app.add_option("--trace", cl.bench.trace_path, "write a Perfetto / Chrome trace of a run to FILE");
+    app.add_option("--sim-trace", cl.bench.sim_trace_path,
+                   "write a Perfetto / Chrome trace of the simulated device timeline to FILE");
     app.add_option("--dot", cl.bench.dot_path, "write the task graph as Graphviz DOT to FILE");
+    app.add_flag("--kernel-stats", cl.bench.kernel_stats,
+                 "print per-kernel timing statistics (instances, mean, median, P90, P99) of the simulated timeline");
+    app.add_option("--plot", cl.plot_path,
+                   "write an SVG chart of orchestration ns/task and predicted makespan per SPMD tier to FILE");
     app.add_flag("--no-sim", cl.no_sim, "skip the virtual-time model");
     app.add_flag("--peers", cl.bench.peers, "also run the graphs on oneTBB flow_graph and OpenMP tasks");
     app.add_flag("--list", cl.list, "list the scenarios and exit");
@@ -125,7 +133,11 @@ int main(int argc, char** argv) {
     }
     cl.bench.simulate = !cl.no_sim;
 
-    const std::vector<Scenario> scenarios = select(selection);
+    std::vector<Scenario> scenarios;
+    for (const Scenario& s : select(selection)) {
+        if (is_available(s, cl.bench.executor)) scenarios.push_back(s);
+        else std::cerr << "pto-bench: skipping " << s.id << ": this build has no such scheme for the case\n";
+    }
     if (cl.list) {
         for (const Scenario& s : scenarios) std::cout << s.id << ": " << s.measures << '\n';
         return 0;
@@ -153,6 +165,14 @@ int main(int argc, char** argv) {
     nlohmann::json report = make_report(machine_description(), std::move(results));
     for (const std::string& warning : run_base_data(report, cl.base_data)) std::cerr << "pto-bench: warning: " << warning << '\n';
     print_table(std::cout, report);
+    if (!cl.plot_path.empty()) {
+        std::ofstream svg(cl.plot_path);
+        write_plot(svg, report);
+        if (!svg) {
+            std::cerr << "pto-bench: cannot write " << cl.plot_path << '\n';
+            return 1;
+        }
+    }
     std::cout << "peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB; report written to " << cl.json_path << '\n';
     std::ofstream json(cl.json_path);
     json << report.dump(2) << '\n';

@@ -20,8 +20,10 @@ struct BenchOptions {
     std::uint32_t warmup = 10;
     bool simulate = true;
     bool peers = false;
-    std::string trace_path;  ///< empty: none
-    std::string dot_path;    ///< empty: none
+    std::string trace_path;      ///< Perfetto trace of a real (concurrent) run; empty: none
+    std::string sim_trace_path;  ///< Perfetto trace of the simulated device timeline; empty: none
+    std::string dot_path;        ///< the recorded graph as DOT; empty: none
+    bool kernel_stats = false;   ///< print per-kernel timing statistics of the simulated timeline
     bool several_scenarios = false;  ///< trace/dot file names then carry the scenario id
 };
 
@@ -39,6 +41,9 @@ struct GraphCounts {
 
 /// file_for: `path` as given for a single scenario, else with ".<scenario id>" before its extension.
 [[nodiscard]] std::string file_for(const std::string& path, const Scenario& scenario, bool several);
+
+/// is_available: whether the workload of `scenario` builds its scheme (schemes may be missing for a case).
+[[nodiscard]] bool is_available(const Scenario& scenario, Executor executor);
 
 /// run_scenario: measures `scenario` and returns its result objects (ours first, then one per peer).
 /// Throws pto::Error when a scenario cannot run (e.g. an unsupported scheme).

@@ -27,6 +27,8 @@ public:
     [[nodiscard]] virtual bool supports(examples::Scheme scheme) const = 0;
     /// register_kernels: names, mean durations and (compute executor) CPU functions.
     virtual void register_kernels(Runtime& runtime) = 0;
+    /// prepare_run: before each run, outside the timed region (e.g. poisoning outputs in compute mode).
+    virtual void prepare_run() {}
     /// orchestrate: the orchestration function body; called inside pto::run / Orchestrator::run.
     virtual void orchestrate(examples::Scheme scheme, std::optional<examples::SpmdTier> tier) = 0;
     /// verify: after a compute-executor run, whether the outputs match the golden reference (empty string

@@ -5,14 +5,15 @@
 namespace pto::bench {
 
 std::unique_ptr<Workload> make_synthetic_workload(CaseKind kind);
+std::unique_ptr<Workload> make_qwen3_workload(Executor executor);
+std::unique_ptr<Workload> make_paged_attention_workload(Executor executor);
 
 std::unique_ptr<Workload> make_workload(CaseKind kind, Executor executor) {
-    (void)executor;
     switch (kind) {
         case CaseKind::Chain:
         case CaseKind::FanIn: return make_synthetic_workload(kind);
-        case CaseKind::Qwen3:
-        case CaseKind::PagedAttention: break;
+        case CaseKind::Qwen3: return make_qwen3_workload(executor);
+        case CaseKind::PagedAttention: return make_paged_attention_workload(executor);
     }
     detail::throw_error(ErrorCode::InvalidArgument, std::string(to_string(kind)) + " is not built into this pto-bench");
 }

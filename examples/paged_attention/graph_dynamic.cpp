@@ -97,6 +97,8 @@ void build(const Problem& problem, Scheme scheme) {
                             ") is not built yet; use manual (A) or tensormap (B)");
 }
 
+bool supports(Scheme scheme) { return scheme == Scheme::Manual || scheme == Scheme::Tensormap; }
+
 void fit_whole_graph(RuntimeConfig& cfg, const Shape& shape) {
     shape.validate();
     const std::uint64_t tasks = shape.kernel_task_count() + shape.scope_count();

@@ -240,6 +240,8 @@ LaunchCounts DecodeGraph::counts() const {
     return expected_launches(state_->problem->shapes(), state_->tier);
 }
 
+bool supports(Scheme scheme) { return scheme == Scheme::Manual || scheme == Scheme::Tensormap; }
+
 void build(const Problem& problem, Scheme scheme, SpmdTier tier, std::uint16_t first_func) {
     DecodeGraph(problem, tier, first_func).submit(scheme);
 }

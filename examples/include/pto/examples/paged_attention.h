@@ -198,6 +198,8 @@ void online_update_args(const Problem& p, const ScopeDesc& s, const ScopeTensors
 /// Tensormap (B): PTO2_SCOPE(), no explicit edges; the same tensors, so discovery finds A's edges plus
 /// SF->UP (mi, li) and alloc->every kernel (creator of the scratch). Throws InvalidArgument for C and D.
 void build(const Problem& problem, Scheme scheme);
+/// supports: whether build() builds `scheme`.
+[[nodiscard]] bool supports(Scheme scheme);
 
 /// fit_whole_graph: raises cfg's window, heap and tensormap capacities so the whole graph of `shape` fits
 /// at once (serial mode). Never lowers a knob.

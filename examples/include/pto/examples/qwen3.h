@@ -228,6 +228,9 @@ class DecodeGraph {
     std::unique_ptr<State> state_;
 };
 
+/// supports: whether DecodeGraph::submit builds `scheme`.
+[[nodiscard]] bool supports(Scheme scheme);
+
 /// build: DecodeGraph(problem, tier, first_func).submit(scheme) in one call (allocates per call).
 void build(const Problem& problem, Scheme scheme, SpmdTier tier, std::uint16_t first_func = 0);
 

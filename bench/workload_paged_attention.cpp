@@ -1,0 +1,52 @@
+// Paged attention (unrolled) as a pto-bench workload: Case1 on fake addresses for the instant and timed
+// executors, the reduced compute case in memory (with the dense-attention golden check) for compute.
+#include "pto/examples/paged_attention.h"
+#include "workload.h"
+
+namespace pto::bench {
+namespace {
+
+using examples::Scheme;
+namespace pa = examples::paged_attention;
+
+class PagedAttentionWorkload final : public Workload {
+public:
+    explicit PagedAttentionWorkload(Executor executor)
+        : problem_(executor == Executor::Compute ? pa::compute_case() : pa::case1(),
+                   executor == Executor::Compute ? pa::Memory::Real : pa::Memory::Virtual) {}
+
+    CaseKind kind() const override { return CaseKind::PagedAttention; }
+
+    nlohmann::json sizes() const override {
+        const pa::Shape& s = problem_.shape();
+        return {{"batch", s.batch},          {"num_heads", s.num_heads},          {"kv_head_num", s.kv_head_num},
+                {"head_dim", s.head_dim},    {"block_size", s.block_size},        {"max_model_len", s.max_model_len},
+                {"n_unroll", s.n_unroll},    {"kernel_tasks", s.kernel_task_count()}};
+    }
+
+    bool supports(Scheme s) const override { return pa::supports(s); }
+    void register_kernels(Runtime& rt) override { pa::register_kernels(rt); }
+    void prepare_run() override {
+        if (problem_.memory() == pa::Memory::Real) problem_.poison_out();
+    }
+    void orchestrate(Scheme scheme, std::optional<examples::SpmdTier>) override { pa::build(problem_, scheme); }
+
+    std::string verify() override {
+        if (problem_.memory() != pa::Memory::Real) return {};
+        const pa::GoldenResult r = pa::check_golden(problem_, "pto-bench");
+        if (r.ok) return {};
+        return "MISMATCH: max abs error " + std::to_string(r.max_abs_error) + " > " + std::to_string(r.tolerance) +
+               (r.dump_prefix.empty() ? std::string() : ", tensors in " + r.dump_prefix);
+    }
+
+private:
+    pa::Problem problem_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_paged_attention_workload(Executor executor) {
+    return std::make_unique<PagedAttentionWorkload>(executor);
+}
+
+}  // namespace pto::bench
