@@ -104,6 +104,9 @@ int main(int argc, char** argv) {
         app.add_flag_callback("--" + name, [&cl, name] { cl.tiers.push_back(name); }, "Qwen3 tier " + name);
     }
     app.add_option("--executor", cl.executor, "instant (default), timed or compute, for the end-to-end runs");
+    app.add_option("--schedulers", cl.bench.scheduler_threads,
+                   "scheduler threads for the end-to-end runs (default 3, the a2a3 AICPU)")
+        ->check(CLI::Range(1, 24));
     app.add_option("--reps", cl.bench.reps, "measured repetitions per figure (default 200)")->check(CLI::PositiveNumber);
     app.add_option("--warmup", cl.bench.warmup, "unmeasured runs before them (default 10)");
     app.add_option("--json", cl.json_path, "where to write the report (default bench-results.json)");

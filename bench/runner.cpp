@@ -213,6 +213,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
 
     RuntimeConfig concurrent;
     concurrent.executor = o.executor;
+    if (o.scheduler_threads != 0) concurrent.scheduler_threads = o.scheduler_threads;
     concurrent.heap_bytes = std::max<std::uint64_t>(concurrent.heap_bytes, serial_config(p).heap_bytes);
     std::vector<double> end_to_end;
     std::string golden;
@@ -258,6 +259,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
         {"e2e_ns_per_task", e2e.to_json()},
         {"tasks_per_s", e2e.median > 0 ? 1e9 / e2e.median : 0.0},
         {"reps", o.reps},
+        {"scheduler_threads", concurrent.scheduler_threads},
     };
     if (o.executor == Executor::Compute) result["golden"] = golden.empty() ? "match" : golden;
 

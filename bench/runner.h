@@ -16,6 +16,8 @@ namespace pto::bench {
 
 struct BenchOptions {
     Executor executor = Executor::Instant;
+    /// Scheduler threads of the end-to-end runs (RuntimeConfig::scheduler_threads); 0 = the a2a3 default.
+    std::uint32_t scheduler_threads = 0;
     std::uint32_t reps = 200;
     std::uint32_t warmup = 10;
     bool simulate = true;

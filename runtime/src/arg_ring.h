@@ -46,11 +46,15 @@ public:
     /// write: copies one task's arguments; the caller reserved room. Returns the record's offset.
     std::uint64_t write(std::span<const TensorArg> tensors, std::span<const std::uint64_t> scalars) {
         const std::uint64_t size = round(ArgRecord::bytes_for(tensors.size(), scalars.size()));
-        std::uint64_t start = head_;
-        const std::uint64_t offset = start % capacity_;
-        if (offset + size > capacity_) start += capacity_ - offset;
-        head_ = start + size;
-        std::byte* at = bytes_.get() + start % capacity_;
+        // head_offset_ is head_ % capacity_, kept incrementally: no 64-bit division per task.
+        std::uint64_t offset = head_offset_;
+        if (offset + size > capacity_) {
+            head_ += capacity_ - offset;  // a record never wraps: skip the tail
+            offset = 0;
+        }
+        head_ += size;
+        head_offset_ = offset + size == capacity_ ? 0 : offset + size;
+        std::byte* at = bytes_.get() + offset;
         auto* record = reinterpret_cast<ArgRecord*>(at);
         record->tensor_count = static_cast<std::uint32_t>(tensors.size());
         record->scalar_count = static_cast<std::uint32_t>(scalars.size());
@@ -58,7 +62,7 @@ public:
         for (std::size_t i = 0; i < scalars.size(); ++i) scalar_out[i] = scalars[i];
         auto* tensor_out = const_cast<TensorArg*>(record->tensors());
         for (std::size_t i = 0; i < tensors.size(); ++i) tensor_out[i] = tensors[i];
-        return start % capacity_;
+        return offset;
     }
 
     [[nodiscard]] const ArgRecord& record(std::uint64_t offset) const {
@@ -66,7 +70,7 @@ public:
     }
     [[nodiscard]] std::uint64_t head() const { return head_; }
     void release_until(std::uint64_t mark) { tail_ = mark; }
-    void reset() { head_ = tail_ = 0; }
+    void reset() { head_ = tail_ = head_offset_ = 0; }
 
 private:
     static std::uint64_t round(std::uint64_t n) { return (n + kAlignment - 1) & ~(kAlignment - 1); }
@@ -75,6 +79,7 @@ private:
     std::uint64_t capacity_;
     std::uint64_t head_ = 0;
     std::uint64_t tail_ = 0;
+    std::uint64_t head_offset_ = 0;
 };
 
 }  // namespace pto::detail

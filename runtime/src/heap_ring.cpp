@@ -11,15 +11,18 @@ HeapRing::HeapRing(std::uint64_t capacity_bytes)
 void* HeapRing::try_allocate(std::uint64_t bytes) {
     std::uint64_t size = (bytes + kAlignment - 1) & ~(kAlignment - 1);
     if (size == 0) size = kAlignment;
-    std::uint64_t start = head_;
-    std::uint64_t offset = start % capacity_;
-    if (offset + size > capacity_) start += capacity_ - offset;  // never split a buffer across the wrap
-    if (start + size - tail_ > capacity_) return nullptr;
-    head_ = start + size;
+    // head_offset_ tracks head_ % capacity_ so the hot path needs no 64-bit division.
+    std::uint64_t skip = 0;
+    if (head_offset_ + size > capacity_) skip = capacity_ - head_offset_;  // never split a buffer at the wrap
+    if (head_ + skip + size - tail_ > capacity_) return nullptr;
+    const std::uint64_t offset = skip != 0 ? 0 : head_offset_;
+    head_ += skip + size;
+    head_offset_ = offset + size;
+    if (head_offset_ == capacity_) head_offset_ = 0;
     // The array is over-allocated by one alignment unit so the aligned base always fits.
     auto base = reinterpret_cast<std::uintptr_t>(bytes_.get());
     std::uintptr_t aligned = (base + kAlignment - 1) & ~static_cast<std::uintptr_t>(kAlignment - 1);
-    return reinterpret_cast<void*>(aligned + start % capacity_);
+    return reinterpret_cast<void*>(aligned + offset);
 }
 
 }  // namespace pto::detail

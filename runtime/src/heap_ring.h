@@ -24,13 +24,14 @@ public:
     void release_until(std::uint64_t mark) { tail_ = mark; }
     [[nodiscard]] std::uint64_t capacity() const { return capacity_; }
     [[nodiscard]] std::uint64_t used_bytes() const { return head_ - tail_; }
-    void reset() { head_ = tail_ = 0; }
+    void reset() { head_ = tail_ = head_offset_ = 0; }
 
 private:
     std::unique_ptr<std::byte[]> bytes_;
     std::uint64_t capacity_;
-    std::uint64_t head_ = 0;  // running byte counter; position = head % capacity
+    std::uint64_t head_ = 0;         // running byte counter; position = head % capacity
     std::uint64_t tail_ = 0;
+    std::uint64_t head_offset_ = 0;  // head_ % capacity_, kept incrementally
 };
 
 }  // namespace pto::detail

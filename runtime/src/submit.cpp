@@ -45,6 +45,12 @@ std::uint64_t aligned_bytes(std::uint64_t bytes) {
 
 std::uint64_t create_info_bytes(const TensorView& v) { return v.element_count() * size_of(v.dtype); }
 
+/// argument_bytes: argument-ring room to reserve for `spec` (kernels only keep their arguments).
+std::uint64_t argument_bytes(const TaskSpec& spec) {
+    if (spec.kind != TaskKind::Kernel) return 0;
+    return detail::ArgRing::reserve_bytes(detail::ArgRecord::bytes_for(spec.tensors.size(), spec.scalars.size()));
+}
+
 /// HeapNeed: bytes a set of create-info outputs needs. Buffers never wrap, so carving them may skip the
 /// ring's tail once, wasting less than the largest buffer: reserving total + largest always suffices.
 struct HeapNeed {
@@ -284,7 +290,10 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
         PTO_ASSERT(a.view.base != nullptr, "reserve() guaranteed heap room");
         a.view.creator = id;
     }
-    engine.slot_info[slot] = detail::SlotInfo{id.value, engine.args.write(spec.tensors, spec.scalars)};
+    // Only kernels read their arguments back (the compute executor); framework tasks keep none.
+    const std::uint64_t args_offset =
+        spec.kind == TaskKind::Kernel ? engine.args.write(spec.tensors, spec.scalars) : 0;
+    engine.slot_info[slot] = detail::SlotInfo{id.value, args_offset};
     books[slot].args_end = engine.args.head();
     return slot;
 }
@@ -418,8 +427,7 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
     check_heap_need(heap_need.reserve_bytes(), id, &spec);
     {
         PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);
-        reserve(1, producers.size(), heap_need.reserve_bytes(),
-                detail::ArgRing::reserve_bytes(detail::ArgRecord::bytes_for(spec.tensors.size(), spec.scalars.size())));
+        reserve(1, producers.size(), heap_need.reserve_bytes(), argument_bytes(spec));
     }
 
     const std::uint32_t slot = init_slot(spec, id, scoped);
@@ -488,7 +496,7 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
         validate_producers(n.external_producers, first, n.spec);
         edge_nodes += n.external_producers.size();
         heap_need.add(n.spec.tensors);
-        arg_bytes += detail::ArgRing::reserve_bytes(detail::ArgRecord::bytes_for(n.spec.tensors.size(), n.spec.scalars.size()));
+        arg_bytes += argument_bytes(n.spec);
     }
     if (arg_bytes > engine.args.capacity()) [[unlikely]]
         detail::throw_error(ErrorCode::CapacityExhausted,

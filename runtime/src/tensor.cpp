@@ -61,16 +61,11 @@ TensorView TensorView::contiguous(void* base, DataType type, std::span<const std
     return v;
 }
 
-TensorView TensorView::slice(int dim, std::uint32_t start, std::uint32_t length) const {
-    if (dim < 0 || dim >= ndim)
-        bad_tensor("slice dimension " + std::to_string(dim) + " of a rank-" + std::to_string(ndim) + " view");
-    if (static_cast<std::uint64_t>(start) + length > shape[dim])
-        bad_tensor("slice [" + std::to_string(start) + ", " + std::to_string(start + length) +
-                   ") leaves dimension " + std::to_string(dim) + " of size " + std::to_string(shape[dim]));
-    TensorView v = *this;
-    v.offset += static_cast<std::int64_t>(start) * strides[dim];
-    v.shape[dim] = length;
-    return v;
+void detail::throw_bad_slice(const TensorView& view, int dim, std::uint32_t start, std::uint32_t length) {
+    if (dim < 0 || dim >= view.ndim)
+        bad_tensor("slice dimension " + std::to_string(dim) + " of a rank-" + std::to_string(view.ndim) + " view");
+    bad_tensor("slice [" + std::to_string(start) + ", " + std::to_string(std::uint64_t{start} + length) +
+               ") leaves dimension " + std::to_string(dim) + " of size " + std::to_string(view.shape[dim]));
 }
 
 TensorView TensorView::reshape(std::initializer_list<std::uint32_t> dims) const {

@@ -21,20 +21,17 @@ Args& Args::operator=(const Args& other) {
     return *this;
 }
 
-Args& Args::add(const TensorView& view, Direction direction) {
+Args& Args::output(const TensorCreateInfo& info) {
     ++requested_tensors_;
     if (tensor_count_ == kMaxTensorArgs) [[unlikely]] {
         too_many_ = true;
         return *this;
     }
-    new (tensor_data() + tensor_count_) TensorArg{view, direction};
-    ++tensor_count_;
-    return *this;
-}
-
-Args& Args::output(const TensorCreateInfo& info) {
-    TensorView v;
-    v.base = nullptr;  // the runtime allocates at submission
+    // Built in place: a create-info is a row-major view whose buffer the runtime allocates at submission.
+    TensorArg* a = new (tensor_data() + tensor_count_++) TensorArg;
+    a->direction = Direction::Out;
+    TensorView& v = a->view;
+    v.base = nullptr;
     v.offset = 0;
     v.creator = TaskId{};
     v.ndim = static_cast<std::uint8_t>(info.ndim);
@@ -45,9 +42,9 @@ Args& Args::output(const TensorCreateInfo& info) {
         const bool used = d < static_cast<int>(info.ndim);
         v.shape[d] = used ? info.shape[d] : 1;
         v.strides[d] = used ? stride : 0;
-        if (used) stride *= info.shape[d];
+        stride *= used ? info.shape[d] : 1;
     }
-    return add(v, Direction::Out);
+    return *this;
 }
 
 Args& Args::set_dependencies(const TaskId* ids, std::uint32_t n) {

@@ -71,8 +71,8 @@ struct TensorView {
     /// contiguous: the same with the shape given as a span (ndim = dims.size(), 1 to 5).
     static TensorView contiguous(void* base, DataType type, std::span<const std::uint32_t> dims);
 
-    /// slice: the sub-view of `length` indices from `start` along dimension `dim`; same rank.
-    /// Throws InvalidTensor if the range leaves the view.
+    /// slice: the sub-view of `length` indices from `start` along dimension `dim`; same rank. Inline: graph
+    /// builders slice per launch. Throws InvalidTensor if the range leaves the view.
     [[nodiscard]] TensorView slice(int dim, std::uint32_t start, std::uint32_t length) const;
     /// reshape: the same elements under a new row-major shape; the view must be contiguous.
     [[nodiscard]] TensorView reshape(std::initializer_list<std::uint32_t> dims) const;
@@ -91,6 +91,19 @@ struct TensorView {
     /// element_offset: the buffer element index of the element at `index` (ndim entries).
     [[nodiscard]] std::int64_t element_offset(std::span<const std::uint32_t> index) const;
 };
+
+namespace detail {
+[[noreturn]] void throw_bad_slice(const TensorView& view, int dim, std::uint32_t start, std::uint32_t length);
+}  // namespace detail
+
+inline TensorView TensorView::slice(int dim, std::uint32_t start, std::uint32_t length) const {
+    if (dim < 0 || dim >= ndim || static_cast<std::uint64_t>(start) + length > shape[dim]) [[unlikely]]
+        detail::throw_bad_slice(*this, dim, start, length);
+    TensorView v = *this;
+    v.offset += static_cast<std::int64_t>(start) * strides[dim];
+    v.shape[dim] = length;
+    return v;
+}
 
 /// TensorArg: one tensor argument of a task.
 struct TensorArg {

@@ -69,7 +69,16 @@ public:
     [[nodiscard]] std::uint32_t requested_tensors() const { return requested_tensors_; }
 
 private:
-    Args& add(const TensorView& view, Direction direction);
+    Args& add(const TensorView& view, Direction direction) {
+        ++requested_tensors_;
+        if (tensor_count_ == kMaxTensorArgs) [[unlikely]] {
+            too_many_ = true;
+            return *this;
+        }
+        new (tensor_data() + tensor_count_) TensorArg{view, direction};
+        ++tensor_count_;
+        return *this;
+    }
     TensorArg* tensor_data() { return std::launder(reinterpret_cast<TensorArg*>(tensor_storage_)); }
     const TensorArg* tensor_data() const {
         return std::launder(reinterpret_cast<const TensorArg*>(tensor_storage_));
