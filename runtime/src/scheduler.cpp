@@ -98,6 +98,7 @@ Scheduler::Scheduler(Engine& engine, const RunSettings& settings, ComputePool* c
     occupancy_.resize(cluster_count_);
     placements_.resize(cluster_count_ * kMaxUnitsPerCluster * 2);
     ctx_.cancelled_ready.reserve(config.window_tasks);
+    finished_blocks_.reserve(placements_.size());
     thread_ = std::thread([this] { thread_main(); });
 }
 
@@ -230,6 +231,7 @@ bool Scheduler::pass() {
         oldest_task_.store(oldest_task, std::memory_order_relaxed);
         oldest_start_ns_.store(oldest_start, std::memory_order_relaxed);
     }
+    flush_finished_blocks();
     const std::int64_t t1 = profile ? now_ns() : 0;
 
     std::uint32_t slot = 0;
@@ -283,6 +285,7 @@ bool Scheduler::pass() {
             }
             start_running<E>(cluster, core, now);
         }
+        flush_finished_blocks();
         progressed |= placed != 0;
         if constexpr (E != Executor::Instant) publish_idle_cores();
     }
@@ -362,13 +365,30 @@ void Scheduler::finish_running(ClusterState& cluster, CoreState& core, int statu
         if (--cluster.mix_lanes_left != 0) return;
         failed = cluster.mix_failed;
     }
-    // Ordered before the block count (release) so the thread finishing the last block sees it.
-    if (failed) task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
-    // acq_rel: the last block's thread owns the task's completion.
-    if (task.blocks_finished.fetch_add(1, std::memory_order_acq_rel) + 1 != block_num) return;
-    ++stats_.tasks_completed;
-    const Outcome outcome = task.outcome.load(std::memory_order_relaxed);
-    engine_.complete_task(ref.slot, outcome, ctx_);
+    // Blocks of one task finishing in one pass are counted with one RMW (flush_finished_blocks): an SPMD
+    // launch of n blocks costs one atomic per pass instead of n.
+    if (!finished_blocks_.empty() && finished_blocks_.back().slot == ref.slot) {
+        FinishedBlocks& batch = finished_blocks_.back();
+        ++batch.count;
+        batch.failed |= failed;
+    } else {
+        finished_blocks_.push_back(FinishedBlocks{ref.slot, 1, block_num, failed});
+    }
+}
+
+void Scheduler::flush_finished_blocks() {
+    for (const FinishedBlocks& batch : finished_blocks_) {
+        TaskSlot& task = engine_.slots[batch.slot];
+        // Ordered before the block count (release) so the thread finishing the last block sees it.
+        if (batch.failed) task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
+        // acq_rel: the thread counting the last block owns the task's completion. Nothing else of the slot
+        // is read after this unless that thread is us (block_num was read while a block was still ours).
+        if (task.blocks_finished.fetch_add(batch.count, std::memory_order_acq_rel) + batch.count != batch.block_num)
+            continue;
+        ++stats_.tasks_completed;
+        engine_.complete_task(batch.slot, task.outcome.load(std::memory_order_relaxed), ctx_);
+    }
+    finished_blocks_.clear();
 }
 
 bool Scheduler::cancel_queued() {

@@ -68,6 +68,7 @@ private:
     void start_running(ClusterState& cluster, CoreState& core, std::int64_t now);
     void finish_running(ClusterState& cluster, CoreState& core, int status, std::string* error,
                         std::int64_t end_ns, std::int64_t now);
+    void flush_finished_blocks();
     bool cancel_queued();
     void publish_idle_cores();
     bool has_unfinished_cores() const;
@@ -86,6 +87,14 @@ private:
     std::uint32_t cluster_count_ = 0;
     std::vector<ClusterOccupancy> occupancy_;
     std::vector<Placement> placements_;
+    /// FinishedBlocks: blocks of one task that ended in this pass, counted at the pass's flush points.
+    struct FinishedBlocks {
+        std::uint32_t slot;
+        std::uint32_t count;
+        std::uint32_t block_num;
+        bool failed;
+    };
+    std::vector<FinishedBlocks> finished_blocks_;
     CompletionContext ctx_;
     SchedulerStats stats_;
     std::vector<SubtaskRecord> records_;
