@@ -1,0 +1,153 @@
+// Instantiating static templates (SPEC §5): Bindings holds one instance's tensors, scalars and manual
+// boundary producers in a workspace allocated once per Bindings; instantiate() stamps the template out as
+// one contiguous id range with no edge discovery; Instance addresses the result by template-relative index.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+
+#include "pto/runtime/ids.h"
+#include "pto/runtime/kernels.h"
+#include "pto/runtime/tensor.h"
+#include "pto/scope/orchestration.h"
+#include "pto/static_graph/detail/binding_tables.h"
+#include "pto/static_graph/template.h"
+
+namespace pto {
+
+namespace detail {
+/// throw_node_out_of_range: the error of Instance::node (out of line: cold).
+[[noreturn]] void throw_node_out_of_range(const TemplateData* tpl, std::uint32_t k, std::uint32_t size);
+}  // namespace detail
+
+/// Instance: the tasks one instantiate() created: ids base .. base + size - 1, node k at base + k.
+/// A small value; copy it freely (e.g. keep the previous iteration's to name its nodes as producers).
+///
+///     pto::Instance prev = pto::instantiate(b0);
+///     b1.depend(3, prev.node(5));   // node 3 of the next instance waits for node 5 of this one
+class Instance {
+  public:
+    Instance() = default;
+    Instance(TaskId base, std::uint32_t size, const detail::TemplateData* tpl)
+        : base_(base), size_(size), tpl_(tpl) {}
+
+    /// node: the task id of template node `k` in this instance. Throws InvalidArgument naming the template
+    /// if k >= size() (or the instance is empty).
+    [[nodiscard]] TaskId node(std::uint32_t k) const {
+        if (k >= size_) [[unlikely]]
+            detail::throw_node_out_of_range(tpl_, k, size_);
+        return base_.plus(k);
+    }
+    [[nodiscard]] TaskId base() const { return base_; }
+    [[nodiscard]] std::uint32_t size() const { return size_; }
+    /// is_valid: false for a default-constructed Instance.
+    [[nodiscard]] bool is_valid() const { return size_ != 0; }
+    /// template_data: the instantiated template's tables (opaque outside the library).
+    [[nodiscard]] const detail::TemplateData* template_data() const { return tpl_; }
+
+  private:
+    TaskId base_;
+    std::uint32_t size_ = 0;
+    const detail::TemplateData* tpl_ = nullptr;
+};
+
+/// Bindings: the per-instance inputs of one template, and the workspace instantiate() submits from. Build
+/// one per template and orchestrator thread, once (the constructor allocates everything); then per
+/// instance bind every slot the template uses, add manual boundary producers, and call instantiate().
+/// Bound values are consumed by a successful instantiate(): each instance binds all its slots again, so a
+/// forgotten binding is an UnboundSlot error rather than the previous instance's tensor. A Bindings refers
+/// to its Template, which must outlive it; a moved-from Bindings may only be destroyed or assigned to.
+///
+///     pto::Bindings b(tpl);
+///     for (int i = 0; i < n; ++i) {
+///         b.tensor(x, xs[i]).tensor(y, ys[i]).scalar(row, i);
+///         if (prev.is_valid()) b.depend(0, prev.node(3));
+///         prev = pto::instantiate(b);
+///     }
+class Bindings {
+  public:
+    explicit Bindings(const Template& tpl);
+    ~Bindings();
+    Bindings(Bindings&&) noexcept;
+    Bindings& operator=(Bindings&&) noexcept;
+    Bindings(const Bindings&) = delete;
+    Bindings& operator=(const Bindings&) = delete;
+
+    /// tensor: binds `view` to `slot` for the next instance (every argument the slot feeds, with the
+    /// direction the node declared). Throws InvalidArgument if the slot is not the template's or the view
+    /// has no buffer (create-infos are declared in the template, not bound).
+    Bindings& tensor(TensorSlot slot, const TensorView& view) {
+        const detail::BindingTables& t = tables_;
+        if (slot.index >= t.tensor_slot_count || view.base == nullptr) [[unlikely]]
+            detail::throw_bad_tensor_binding(*s_, slot.index);
+        for (std::uint32_t i = t.tensor_first[slot.index]; i < t.tensor_first[slot.index + 1]; ++i)
+            t.tensors[t.tensor_feeds[i]].view = view;
+        t.tensor_stamps[slot.index] = *t.generation;
+        return *this;
+    }
+    /// scalar: binds `value` (stored bit for bit in 64 bits) to `slot` for the next instance. Throws
+    /// InvalidArgument if the slot is not the template's.
+    template <class T>
+    Bindings& scalar(ScalarSlot slot, T value) {
+        const detail::BindingTables& t = tables_;
+        if (slot.index >= t.scalar_slot_count) [[unlikely]]
+            detail::throw_bad_scalar_binding(*s_, slot.index);
+        const std::uint64_t bits = scalar_bits(value);
+        for (std::uint32_t i = t.scalar_first[slot.index]; i < t.scalar_first[slot.index + 1]; ++i)
+            t.scalars[t.scalar_feeds[i]] = bits;
+        t.scalar_stamps[slot.index] = *t.generation;
+        return *this;
+    }
+    /// depend: node `node` of the next instance also waits for `producer` (typically a node of an earlier
+    /// instance: prev.node(k)). Only nodes declared with TemplateBuilder::boundary_input take producers:
+    /// any other node throws InvalidArgument naming it. Producers are checked by instantiate
+    /// (InvalidDependency); duplicates are merged.
+    Bindings& depend(std::uint32_t node, TaskId producer);
+    Bindings& depend(std::uint32_t node, std::span<const TaskId> producers);
+    Bindings& depend(std::uint32_t node, std::initializer_list<TaskId> producers) {
+        return depend(node, std::span<const TaskId>(producers.begin(), producers.size()));
+    }
+
+    /// clear: unbinds every slot and drops the producers given to depend (e.g. after an instantiate that
+    /// threw, which leaves the bindings as they were).
+    void clear();
+
+    /// submitted_view: tensor argument `arg` of node `node` as the last instantiate() submitted it; for a
+    /// create-info output, the buffer the runtime allocated (creator = that node's task). Valid until the
+    /// next instantiate() with these bindings. Throws InvalidArgument for a node or argument out of range.
+    [[nodiscard]] const TensorView& submitted_view(std::uint32_t node, std::uint32_t arg) const;
+
+    [[nodiscard]] detail::BindingsState& state() { return *s_; }
+
+  private:
+    std::unique_ptr<detail::BindingsState> s_;
+    // Binding is the per-argument hot path of instantiation: inlined, it costs the copy of the view
+    // (bench/template_cost.cpp; see docs/design/static-graph.md for the figures).
+    detail::BindingTables tables_;
+};
+
+/// instantiate: submits one instance of the bindings' template in the current run: reserves a
+/// contiguous id range (waiting like any submit while the window is full), installs the internal edges
+/// as base + offset without discovery, links the boundary producers (Manual: those given to depend;
+/// Tensormap: the tensormap's producers of the declared boundary inputs, plus any given to depend), then
+/// records the declared boundary outputs (Tensormap). Tasks are held by the enclosing scope, if any.
+/// Orchestrator thread, inside pto::run. Cost: O(nodes + bound arguments + boundary producers); no
+/// allocation once the bindings have been used (Tensormap: once the discovered-producer buffer has grown).
+///
+/// Throws BoundaryMismatch (the template has boundary inputs and the enclosing scope is not MANUAL for a
+/// Manual template, or not AUTO / top level for a Tensormap template; a template without boundary inputs
+/// fits any scope), UnboundSlot (naming the slot), CapacityExhausted (more nodes than
+/// RuntimeConfig::window_tasks), NoActiveRun, and what Runtime::submit_instance throws (InvalidDependency,
+/// UnknownKernel, CapacityDeadlock). Each of these is raised before anything is submitted and leaves the
+/// bindings as they were (Bindings::clear drops them). Only in Tensormap mode, recording the boundary
+/// outputs after submission may wait for tensormap entries and throw CapacityDeadlock, instance submitted.
+Instance instantiate(Bindings& bindings);
+
+/// join: submits a dependency-only task that waits for every sink of `instance` (so for the whole
+/// instance): later tasks wait for one task instead of naming each node. Throws InvalidArgument for an
+/// invalid instance, plus what submit_dependency_only throws.
+TaskHandle join(const Instance& instance);
+
+}  // namespace pto

@@ -1,0 +1,176 @@
+// Bindings: building a template's per-instance workspace once, and writing bound tensors, scalars and
+// manual boundary producers straight into it (the runtime copies arguments from there at submission).
+#include "pto/static_graph/instance.h"
+
+#include "pto/runtime/detail/throw.h"
+
+#include "bindings_state.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace pto {
+
+namespace detail {
+
+BindingsState::BindingsState(const TemplateData& t)
+    : tpl(&t),
+      nodes(t.nodes.size()),
+      tensors(t.tensor_protos),
+      scalars(t.scalar_protos),
+      tensor_stamps(t.tensor_slots.size(), 0),
+      scalar_stamps(t.scalar_slots.size(), 0),
+      deps(t.boundary_nodes.size()),
+      external_ranges(t.boundary_nodes.size()) {
+    for (std::size_t k = 0; k < t.nodes.size(); ++k) {
+        const TemplateNode& n = t.nodes[k];
+        InstanceNode& out = nodes[k];
+        out.spec.kind = n.kind;
+        out.spec.core = n.core;
+        for (int l = 0; l < 3; ++l)
+            out.spec.funcs[l] = n.funcs[l];
+        out.spec.block_num = n.block_num;
+        out.spec.tensors = {tensors.data() + n.tensors.begin, n.tensors.count};
+        out.spec.scalars = {scalars.data() + n.scalars.begin, n.scalars.count};
+        out.consumer_offsets = {t.consumer_offsets.data() + n.consumers.begin, n.consumers.count};
+        out.producer_offsets = {t.producer_offsets.data() + n.producers.begin, n.producers.count};
+    }
+    for (auto& d : deps)
+        d.reserve(16);
+    if (t.mode == BoundaryMode::Tensormap) external.reserve(16 * t.boundary_nodes.size());
+}
+
+void BindingsState::advance_generation() {
+    if (++generation == 0) [[unlikely]] {
+        // After 2^32 instances: restart the stamps so no stale stamp can equal the new generation.
+        std::fill(tensor_stamps.begin(), tensor_stamps.end(), 0);
+        std::fill(scalar_stamps.begin(), scalar_stamps.end(), 0);
+        generation = 1;
+    }
+}
+
+}  // namespace detail
+
+namespace {
+
+[[noreturn]] void throw_bad_slot(const detail::TemplateData& t, const char* kind, std::uint32_t index,
+                                 std::size_t count) {
+    detail::throw_error(ErrorCode::InvalidArgument,
+                        "Bindings of template '" + t.name + "': " + kind + " slot " +
+                            (index == ~0u ? std::string("(default-constructed)") : std::to_string(index)) +
+                            " is not a slot of this template, which declares " + std::to_string(count) + " " +
+                            kind + " slots (a slot of another template?)");
+}
+
+[[noreturn]] void throw_null_view(const detail::TemplateData& t, std::uint32_t index) {
+    detail::throw_error(
+        ErrorCode::InvalidArgument,
+        "Bindings of template '" + t.name + "': tensor slot '" + t.tensor_slots[index].name +
+            "' is bound to a view without a buffer; buffers the runtime allocates are declared in "
+            "the template (NodeArgs::output(TensorCreateInfo)), or allocated with alloc_tensors "
+            "first");
+}
+
+}  // namespace
+
+void detail::throw_bad_tensor_binding(const BindingsState& s, std::uint32_t slot) {
+    const TemplateData& t = *s.tpl;
+    if (slot >= t.tensor_slots.size()) throw_bad_slot(t, "tensor", slot, t.tensor_slots.size());
+    throw_null_view(t, slot);
+}
+
+void detail::throw_bad_scalar_binding(const BindingsState& s, std::uint32_t slot) {
+    throw_bad_slot(*s.tpl, "scalar", slot, s.tpl->scalar_slots.size());
+}
+
+Bindings::Bindings(const Template& tpl) {
+    if (!tpl.is_valid()) [[unlikely]]
+        detail::throw_error(
+            ErrorCode::InvalidArgument,
+            "Bindings of a default-constructed Template: build it with TemplateBuilder::finalize");
+    s_ = std::make_unique<detail::BindingsState>(tpl.data());
+    const detail::TemplateData& t = tpl.data();
+    detail::BindingsState& s = *s_;
+    // Pointers into vectors that never reallocate after construction (and move with the state).
+    tables_.tensors = s.tensors.data();
+    tables_.scalars = s.scalars.data();
+    tables_.tensor_first = t.tensor_feed_first.data();
+    tables_.tensor_feeds = t.tensor_feeds.data();
+    tables_.scalar_first = t.scalar_feed_first.data();
+    tables_.scalar_feeds = t.scalar_feeds.data();
+    tables_.tensor_stamps = s.tensor_stamps.data();
+    tables_.scalar_stamps = s.scalar_stamps.data();
+    tables_.generation = &s.generation;
+    tables_.tensor_slot_count = static_cast<std::uint32_t>(t.tensor_slots.size());
+    tables_.scalar_slot_count = static_cast<std::uint32_t>(t.scalar_slots.size());
+}
+
+Bindings::~Bindings() = default;
+// A moved-from Bindings keeps no pointers into the workspace it gave away.
+Bindings::Bindings(Bindings&& other) noexcept
+    : s_(std::move(other.s_)), tables_(std::exchange(other.tables_, detail::BindingTables{})) {}
+
+Bindings& Bindings::operator=(Bindings&& other) noexcept {
+    s_ = std::move(other.s_);
+    tables_ = std::exchange(other.tables_, detail::BindingTables{});
+    return *this;
+}
+
+namespace {
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_depend(const detail::TemplateData& t,
+                                                             std::uint32_t node) {
+    if (node >= t.nodes.size())
+        detail::throw_error(ErrorCode::InvalidArgument, "Bindings::depend: template '" + t.name + "' has " +
+                                                            std::to_string(t.nodes.size()) +
+                                                            " nodes; there is no node " +
+                                                            std::to_string(node));
+    detail::throw_error(
+        ErrorCode::InvalidArgument,
+        "Bindings::depend: " + t.describe_node(node) +
+            " is not a boundary input, so it takes no producers from outside the instance: declare "
+            "it with TemplateBuilder::boundary_input(" +
+            std::to_string(node) + ") or name the intended node");
+}
+
+std::vector<TaskId>& boundary_deps(detail::BindingsState& s, std::uint32_t node) {
+    const detail::TemplateData& t = *s.tpl;
+    if (node >= t.nodes.size() || t.nodes[node].boundary < 0) [[unlikely]]
+        throw_bad_depend(t, node);
+    return s.deps[static_cast<std::size_t>(t.nodes[node].boundary)];
+}
+
+}  // namespace
+
+Bindings& Bindings::depend(std::uint32_t node, TaskId producer) {
+    boundary_deps(*s_, node).push_back(producer);
+    return *this;
+}
+
+Bindings& Bindings::depend(std::uint32_t node, std::span<const TaskId> producers) {
+    std::vector<TaskId>& deps = boundary_deps(*s_, node);
+    deps.insert(deps.end(), producers.begin(), producers.end());
+    return *this;
+}
+
+void Bindings::clear() {
+    for (auto& d : s_->deps)
+        d.clear();
+    s_->advance_generation();
+}
+
+const TensorView& Bindings::submitted_view(std::uint32_t node, std::uint32_t arg) const {
+    const detail::TemplateData& t = *s_->tpl;
+    if (node >= t.nodes.size() || arg >= t.nodes[node].tensors.count) [[unlikely]]
+        detail::throw_error(
+            ErrorCode::InvalidArgument,
+            "Bindings::submitted_view: " +
+                (node >= t.nodes.size()
+                     ? "template '" + t.name + "' has no node " + std::to_string(node)
+                     : t.describe_node(node) + " has " + std::to_string(t.nodes[node].tensors.count) +
+                           " tensor arguments, not " + std::to_string(arg + 1)));
+    return s_->tensors[t.nodes[node].tensors.begin + arg].view;
+}
+
+}  // namespace pto

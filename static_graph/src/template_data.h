@@ -1,0 +1,93 @@
+// detail::TemplateData: the finalised, immutable tables of a Template, laid out for instantiate(): plain
+// arrays indexed by node, prototype arguments in one flat array, slot feeds in CSR form.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pto/runtime/task_desc.h"
+#include "pto/runtime/tensor.h"
+#include "pto/static_graph/template.h"
+
+namespace pto::detail {
+
+/// Range: [begin, begin + count) of some flat array.
+struct Range {
+    std::uint32_t begin = 0;
+    std::uint32_t count = 0;
+};
+
+struct TemplateNode {
+    TaskKind kind = TaskKind::Kernel;
+    CoreType core = CoreType::None;
+    FuncId funcs[3] = {};
+    std::uint32_t block_num = 1;
+    Range tensors;    // into TemplateData::tensor_protos
+    Range scalars;    // into TemplateData::scalar_protos
+    Range consumers;  // into TemplateData::consumer_offsets
+    Range producers;  // into TemplateData::producer_offsets
+    /// Index into TemplateData::boundary_nodes, or -1: the node takes no producers from outside.
+    std::int32_t boundary = -1;
+    std::string label;
+};
+
+/// BoundaryNode: a node that takes producers from outside the instance: explicit ones (Bindings::depend)
+/// and, in Tensormap mode, those the tensormap finds for its boundary input arguments.
+struct BoundaryNode {
+    std::uint32_t node = 0;
+    Range lookup_args;  // into TemplateData::boundary_args: argument indices looked up (Tensormap)
+};
+
+/// RecordedNode: a node whose boundary output arguments are recorded after instantiation (Tensormap).
+struct RecordedNode {
+    std::uint32_t node = 0;
+    Range record_args;  // into TemplateData::boundary_args
+};
+
+/// SlotInfo: one slot's name and the flat argument positions it feeds.
+struct SlotInfo {
+    std::string name;
+    Range feeds;  // into TemplateData::tensor_feeds / scalar_feeds
+};
+
+struct TemplateData {
+    std::string name;
+    BoundaryMode mode = BoundaryMode::Manual;
+    std::vector<TemplateNode> nodes;
+
+    // Prototype arguments, every node's in order: constants and create-infos filled in, slot-fed tensor
+    // positions carrying only their direction. A Bindings copies these once into its workspace.
+    std::vector<TensorArg> tensor_protos;
+    std::vector<std::uint64_t> scalar_protos;
+
+    // Internal edges, offsets relative to the node. The runtime's task slots point into these arrays
+    // while instances run, which is why a Template must outlive the runs that instantiate it.
+    std::vector<std::uint32_t> consumer_offsets;
+    std::vector<std::uint32_t> producer_offsets;
+    std::uint32_t edge_count = 0;
+
+    std::vector<SlotInfo> tensor_slots;
+    std::vector<SlotInfo> scalar_slots;
+    std::vector<std::uint32_t> tensor_feed_first;  // slot s feeds tensor_feeds[first[s] .. first[s + 1])
+    std::vector<std::uint32_t> scalar_feed_first;
+    std::vector<std::uint32_t> tensor_feeds;       // positions in tensor_protos
+    std::vector<std::uint32_t> scalar_feeds;       // positions in scalar_protos
+    std::vector<std::uint32_t> used_tensor_slots;  // slots feeding at least one argument: must be bound
+    std::vector<std::uint32_t> used_scalar_slots;
+    std::vector<std::uint32_t> create_info_positions;  // positions in tensor_protos, restored per instance
+
+    std::vector<BoundaryNode> boundary_nodes;
+    std::vector<RecordedNode> recorded_nodes;
+    std::vector<std::uint32_t> boundary_args;
+    bool has_boundary_inputs = false;
+
+    std::vector<std::uint32_t> sinks;
+
+    /// describe_node: "template 'x' node 3 (label)" for messages.
+    [[nodiscard]] std::string describe_node(std::uint32_t k) const;
+    /// label_of: the node's label, or its kernel / kind.
+    [[nodiscard]] std::string label_of(std::uint32_t k) const;
+};
+
+}  // namespace pto::detail
