@@ -109,8 +109,8 @@ Summary summarise(std::vector<double>& samples) {
     return {samples[samples.size() / 2], samples.front(), samples.back()};
 }
 
-/// Times `opts.batch` lookup + insert pairs per sample. Each pair rewrites one existing view (InOut), so
-/// the write supersedes that view's entry and the map holds exactly `count` live disjoint views.
+/// Times `opts.batch` prepare + lookup + insert triples per sample. Each pair rewrites one existing view
+/// (InOut), so the write supersedes that view's entry and the map holds exactly `count` live disjoint views.
 /// The scattered order k -> 5k + 1 mod count has full period for power-of-two counts and defeats the
 /// locality that visiting views in turn would give.
 template <class Map, class Op>
@@ -140,10 +140,13 @@ Summary run(Map& map, std::uint32_t count, ViewMaker make, const Options& opts, 
 std::vector<Row> measure(const Options& opts, std::uint64_t& checksum) {
     std::vector<pto::TaskId> deps;
     deps.reserve(256);
-    auto tensormap_op = [&deps](pto::TensorMap& map, const pto::TensorView& v, std::uint64_t task) {
+    // As the scope layer submits: the view is prepared (normalised) once for the lookup and the record.
+    pto::TensorMap::Access access;
+    auto tensormap_op = [&deps, &access](pto::TensorMap& map, const pto::TensorView& v, std::uint64_t task) {
         deps.clear();
-        map.find_producers(v, pto::Direction::InOut, pto::TaskId{0}, deps);
-        if (!map.try_record(v, pto::Direction::InOut, pto::TaskId{task}, pto::TaskId{0})) std::abort();
+        map.prepare(v, pto::Direction::InOut, access);
+        map.find_producers(access, pto::TaskId{0}, deps);
+        if (!map.try_record(access, pto::TaskId{task}, pto::TaskId{0})) std::abort();
         return deps.size() + (deps.empty() ? 0 : deps.front().value);
     };
     auto scan_op = [&deps](BaseScanMap& map, const pto::TensorView& v, std::uint64_t task) {

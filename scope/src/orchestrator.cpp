@@ -43,6 +43,7 @@ void Orchestrator::begin() {
     state_->scopes.clear();
     if (state_->map) state_->map->clear();
     state_->stats = &runtime_.orchestrator_stats();
+    state_->is_profiling = runtime_.is_profiling();
     t_current = state_.get();
 }
 

@@ -1,8 +1,10 @@
 // Orchestrator::State: what one orchestrator thread keeps between submits: the runtime, the scope stack,
-// the tensormap (created on first AUTO use) and scratch for dependency lists. Installed in a thread-local
-// pointer for the duration of a run so the free submit functions and PTO2_SCOPE can find it.
+// the tensormap (created on first AUTO use) and scratch for dependency lists and prepared accesses.
+// Installed in a thread-local pointer for the duration of a run so the free submit functions and
+// PTO2_SCOPE can find it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -26,6 +28,13 @@ struct Orchestrator::State {
     std::unique_ptr<TensorMap> map;      // created on first AUTO submit
     std::vector<ScopeFrame> scopes;
     std::vector<TaskId> deps;            // explicit + discovered producers of the task being submitted
+    // The task being submitted: its tensor arguments as the tensormap normalised them for the lookup, so
+    // recording them after Runtime::submit does not normalise them again; bit i of prepared_mask marks
+    // argument i as looked up (tracked, not allocated by this submit) and so to be recorded.
+    std::array<TensorMap::Access, kMaxTensorArgs> accesses;
+    std::uint32_t prepared_mask = 0;
+    std::uint32_t prepared_count = 0;
+    bool is_profiling = false;  // RuntimeConfig::profile_orchestrator of the current run
 
     TensorMap& tensormap() {
         if (!map) [[unlikely]]

@@ -1,5 +1,6 @@
 // The submit calls: argument checks that need the task in hand, dependency assembly (explicit deps, and in
 // AUTO scopes creators plus tensormap producers), the runtime submit, then recording the task's accesses.
+#include <bit>
 #include <chrono>
 #include <string>
 
@@ -30,17 +31,65 @@ std::int64_t steady_ns() {
                             " scalars");
 }
 
+/// prepare_and_find: the AUTO lookup of one submit. Each tracked argument with a buffer is normalised once
+/// into s.accesses (for record_prepared) and looked up; creators of runtime-allocated views are added
+/// directly. Arguments without a buffer are allocated by this submit: nothing can precede them.
+void prepare_and_find(Orchestrator::State& s, std::span<const TensorArg> tensors, std::vector<TaskId>& out) {
+    const std::int64_t t0 = s.is_profiling ? steady_ns() : 0;
+    TensorMap& map = s.tensormap();
+    const TaskId retired = s.runtime.retired_before();
+    std::uint32_t mask = 0;
+    std::uint32_t lookups = 0;
+    for (std::uint32_t i = 0; i < tensors.size(); ++i) {
+        const TensorArg& a = tensors[i];
+        if (!a.view.is_tracked || a.view.base == nullptr) continue;
+        // A runtime-allocated buffer's first writer is its creator: found without a map lookup.
+        if (a.view.creator.is_valid()) out.push_back(a.view.creator);
+        map.prepare(a.view, a.direction, s.accesses[i]);
+        map.find_producers(s.accesses[i], retired, out);
+        mask |= 1u << i;
+        ++lookups;
+    }
+    s.prepared_mask = mask;
+    s.prepared_count = lookups;
+    s.stats->tensormap_lookups += lookups;
+    if (s.is_profiling) s.stats->dep_lookup_ns += steady_ns() - t0;
+}
+
+/// record_prepared: records the accesses prepare_and_find looked up as task `id`'s. The other arguments
+/// are untracked or were allocated by this submit (their creator, `id`, is found without the map).
+void record_prepared(Orchestrator::State& s, TaskId id) {
+    const std::int64_t t0 = s.is_profiling ? steady_ns() : 0;
+    Runtime& rt = s.runtime;
+    TensorMap& map = s.tensormap();
+    // Only wait_for_retirement advances the watermark on this thread.
+    TaskId retired = rt.retired_before();
+    for (std::uint32_t mask = s.prepared_mask; mask != 0; mask &= mask - 1) {
+        const TensorMap::Access& access = s.accesses[static_cast<std::size_t>(std::countr_zero(mask))];
+        while (!map.try_record(access, id, retired)) [[unlikely]] {
+            ++s.stats->tensormap_waits;
+            rt.wait_for_retirement("tensormap_entries");
+            retired = rt.retired_before();
+        }
+    }
+    s.stats->tensormap_inserts += s.prepared_count;
+    if (s.is_profiling) s.stats->insert_ns += steady_ns() - t0;
+}
+
+/// find_producers / record: the same for layers that submit through Runtime directly (discover_producers,
+/// record_accesses), where lookups and records of one task arrive in separate calls.
 void find_producers(Orchestrator::State& s, std::span<const TensorArg> tensors, std::vector<TaskId>& out) {
     Runtime& rt = s.runtime;
     const bool profile = rt.is_profiling();
     const std::int64_t t0 = profile ? steady_ns() : 0;
     TensorMap& map = s.tensormap();
     const TaskId retired = rt.retired_before();
+    TensorMap::Access access;
     for (const TensorArg& a : tensors) {
         if (!a.view.is_tracked || a.view.base == nullptr) continue;
-        // A runtime-allocated buffer's first writer is its creator: found without a map lookup.
         if (a.view.creator.is_valid()) out.push_back(a.view.creator);
-        map.find_producers(a.view, a.direction, retired, out);
+        map.prepare(a.view, a.direction, access);
+        map.find_producers(access, retired, out);
         ++s.stats->tensormap_lookups;
     }
     if (profile) s.stats->dep_lookup_ns += steady_ns() - t0;
@@ -51,10 +100,12 @@ void record(Orchestrator::State& s, std::span<const TensorArg> tensors, TaskId i
     const bool profile = rt.is_profiling();
     const std::int64_t t0 = profile ? steady_ns() : 0;
     TensorMap& map = s.tensormap();
+    TensorMap::Access access;
     for (const TensorArg& a : tensors) {
         // Buffers this task allocated are found through their creator, never through the map.
         if (!a.view.is_tracked || a.view.creator == id) continue;
-        while (!map.try_record(a.view, a.direction, id, rt.retired_before())) [[unlikely]] {
+        map.prepare(a.view, a.direction, access);
+        while (!map.try_record(access, id, rt.retired_before())) [[unlikely]] {
             ++s.stats->tensormap_waits;
             rt.wait_for_retirement("tensormap_entries");
         }
@@ -83,11 +134,11 @@ TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0
     std::span<const TaskId> producers = args.dependencies();
     if (discover) {
         s.deps.assign(producers.begin(), producers.end());
-        find_producers(s, spec.tensors, s.deps);
+        prepare_and_find(s, spec.tensors, s.deps);
         producers = s.deps;
     }
     const TaskId id = rt.submit(spec, producers, scoped);
-    if (discover) record(s, spec.tensors, id);
+    if (discover) record_prepared(s, id);
     TaskHandle handle;
     handle.assign(id, spec.tensors);
     return handle;

@@ -3,22 +3,41 @@
 
 #include "pto/runtime/detail/throw.h"
 
+#include <algorithm>
+#include <cstring>
+#include <new>
+
 namespace pto::detail {
+namespace {
+
+// Starting sizes of the used part of the head arrays (16 KiB and 1 KiB): room for 2048 registrations and
+// 128 buffers before the first doubling.
+constexpr std::uint32_t kInitialBuckets = 4096;
+constexpr std::uint32_t kInitialBufferSlots = 256;
+
+/// zeroed: `count` zero-initialised values from calloc, which hands out fresh pages of a large block
+/// without writing them, so the heads of a large map cost nothing until used.
+std::uint32_t* zeroed(std::size_t count) {
+    void* p = std::calloc(count, sizeof(std::uint32_t));
+    if (p == nullptr) [[unlikely]]
+        throw std::bad_alloc();
+    return static_cast<std::uint32_t*>(p);
+}
+
+}  // namespace
 
 RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
     : pool_(pool),
-      heads_(std::size_t{capacity} * 2, kNoEntry),
-      bucket_mask_(capacity * 2 - 1),
-      chain_(capacity),
-      chain_prev_(capacity),
-      members_(capacity, BufferLink{kNoEntry, kNoEntry, kNoEntry}),
-      buffers_(capacity),
-      buffer_heads_(capacity, kNoEntry),
-      buffer_mask_(capacity - 1),
-      free_buffer_(0) {
-    for (std::uint32_t b = 0; b < capacity; ++b)
-        buffers_[b].next = b + 1 < capacity ? b + 1 : kNoEntry;
-}
+      heads_(zeroed(std::size_t{capacity} * 2)),
+      bucket_mask_(std::min(capacity * 2, kInitialBuckets) - 1),
+      max_buckets_(capacity * 2),
+      chain_(std::make_unique_for_overwrite<ChainLink[]>(std::size_t{capacity} * 2)),
+      chain_prev_(std::make_unique_for_overwrite<std::uint32_t[]>(std::size_t{capacity} * 2)),
+      members_(std::make_unique_for_overwrite<BufferLink[]>(capacity)),
+      buffers_(std::make_unique_for_overwrite<Buffer[]>(capacity)),
+      buffer_heads_(zeroed(capacity)),
+      buffer_mask_(std::min(capacity, kInitialBufferSlots) - 1),
+      max_buffer_slots_(capacity) {}
 
 std::uint32_t RegionIndex::buffer_slot(std::uintptr_t base) const {
     std::uint64_t h = static_cast<std::uint64_t>(base);
@@ -29,79 +48,139 @@ std::uint32_t RegionIndex::buffer_slot(std::uintptr_t base) const {
 }
 
 std::uint32_t RegionIndex::find_buffer(std::uintptr_t base) const {
-    std::uint32_t b = buffer_heads_[buffer_slot(base)];
-    while (b != kNoEntry && buffers_[b].base != base)
-        b = buffers_[b].next;
-    return b;
+    if (base == last_base_ && last_buffer_ != kNoEntry) return last_buffer_;
+    std::uint32_t r = buffer_heads_[buffer_slot(base)];
+    while (r != 0 && buffers_[r - 1].base != base)
+        r = buffers_[r - 1].next;
+    if (r == 0) return kNoEntry;
+    last_base_ = base;
+    last_buffer_ = r - 1;
+    return r - 1;
 }
 
 std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base) {
     std::uint32_t b = find_buffer(base);
     if (b != kNoEntry) return b;
     // A record lives only while its buffer has an entry, so there are never more records than entries.
-    b = free_buffer_;
-    PTO_ASSERT(b != kNoEntry, "more buffer records than tensormap entries");
-    Buffer& rec = buffers_[b];
-    free_buffer_ = rec.next;
-    const std::uint32_t slot = buffer_slot(base);
-    rec = Buffer{base, {0, 0}, kNoEntry, 0, buffer_heads_[slot]};
-    buffer_heads_[slot] = b;
-    ++buffer_count_;
+    if (free_buffer_ != kNoEntry) {
+        b = free_buffer_;
+        free_buffer_ = buffers_[b].next;
+    } else {
+        PTO_ASSERT(fresh_buffer_ <= buffer_mask_, "more buffer records than tensormap entries");
+        b = fresh_buffer_++;
+    }
+    std::uint32_t& head = buffer_heads_[buffer_slot(base)];
+    buffers_[b] = Buffer{base, {0, 0}, {0, 0}, {0, 0}, 0, 0, 0, kNoEntry, 0, 0, head, false, true};
+    head = b + 1;
+    last_base_ = base;
+    last_buffer_ = b;
+    if (++buffer_count_ * 2 > buffer_mask_ + 1 && buffer_mask_ + 1 < max_buffer_slots_) [[unlikely]]
+        grow_buffer_slots();
     return b;
 }
 
 void RegionIndex::release_buffer(std::uint32_t b) {
     std::uint32_t* link = &buffer_heads_[buffer_slot(buffers_[b].base)];
-    while (*link != b)
-        link = &buffers_[*link].next;
+    while (*link != b + 1)
+        link = &buffers_[*link - 1].next;
     *link = buffers_[b].next;
+    if (last_buffer_ == b) last_buffer_ = kNoEntry;
+    buffers_[b].is_live = false;
     buffers_[b].next = free_buffer_;
     free_buffer_ = b;
     --buffer_count_;
 }
 
-bool RegionIndex::probes_exceed(std::int64_t lo, std::int64_t hi, std::uint64_t writer_levels,
-                                std::uint64_t reader_levels, std::uint32_t limit) {
-    std::int64_t probes = 0;
-    for (std::uint64_t levels : {writer_levels, reader_levels}) {
-        for (; levels != 0; levels &= levels - 1) {
-            const int level = std::countr_zero(levels);
-            probes += (hi >> level) - (lo >> level) + 2;
-            if (probes > limit) return true;
-        }
+void RegionIndex::link(std::uint32_t reg, std::uint32_t hash) {
+    std::uint32_t& head = heads_[hash & bucket_mask_];
+    chain_[reg] = ChainLink{head, hash};
+    chain_prev_[reg] = 0;
+    if (head != 0) chain_prev_[head - 1] = reg + 1;
+    head = reg + 1;
+    ++registrations_;
+}
+
+void RegionIndex::grow_buckets() {
+    // Every allocated entry is indexed (insert grows after linking), so relinking the pool's entries
+    // rebuilds every chain. O(live entries), amortised over the registrations that filled the table.
+    const std::uint32_t buckets = std::min(max_buckets_, (bucket_mask_ + 1) * 4);
+    bucket_mask_ = buckets - 1;
+    std::memset(heads_.get(), 0, std::size_t{buckets} * sizeof(std::uint32_t));
+    registrations_ = 0;
+    for (std::uint32_t e = pool_.oldest(); e != kNoEntry; e = pool_.younger(e)) {
+        link(2 * e, chain_[2 * e].hash);
+        if (pool_.entry(e).is_grid) link(2 * e + 1, chain_[2 * e + 1].hash);
     }
-    return false;
+}
+
+void RegionIndex::grow_buffer_slots() {
+    const std::uint32_t slots = std::min(max_buffer_slots_, (buffer_mask_ + 1) * 4);
+    buffer_mask_ = slots - 1;
+    std::memset(buffer_heads_.get(), 0, std::size_t{slots} * sizeof(std::uint32_t));
+    for (std::uint32_t b = 0; b < fresh_buffer_; ++b) {
+        if (!buffers_[b].is_live) continue;
+        std::uint32_t& head = buffer_heads_[buffer_slot(buffers_[b].base)];
+        buffers_[b].next = head;
+        head = b + 1;
+    }
+}
+
+void RegionIndex::unlink(std::uint32_t reg) {
+    const ChainLink link = chain_[reg];
+    const std::uint32_t prev = chain_prev_[reg];
+    if (prev != 0)
+        chain_[prev - 1].next = link.next;
+    else
+        heads_[link.hash & bucket_mask_] = link.next;
+    if (link.next != 0) chain_prev_[link.next - 1] = prev;
+    --registrations_;
 }
 
 void RegionIndex::insert(std::uint32_t e) {
     Entry& en = pool_.entry(e);
-    en.level = static_cast<std::uint8_t>(std::bit_width(static_cast<std::uint64_t>(en.hi - en.lo)));
+    const int level = std::bit_width(static_cast<std::uint64_t>(en.hi - en.lo));
+    const int k = en.is_writer ? 1 : 0;
+    en.level = static_cast<std::uint8_t>(level);
 
     const std::uint32_t b = acquire_buffer(en.base);
     Buffer& rec = buffers_[b];
-    rec.levels[en.is_writer ? 1 : 0] |= std::uint64_t{1} << en.level;
+    en.is_grid = fits_grid(en.window) && (rec.grid_count == 0 || rec.pitch == en.window.pitch);
+    en.col_level = 0;
+    if (en.is_grid) {
+        if (rec.grid_count++ == 0) {
+            rec.pitch = en.window.pitch;
+            rec.phase = en.window.phase;
+            rec.is_mixed = false;
+        } else if (en.window.phase != rec.phase) {
+            rec.is_mixed = true;
+        }
+        en.col_level = static_cast<std::uint8_t>(std::bit_width(static_cast<std::uint64_t>(en.window.width)));
+        rec.wide[k] |= std::uint64_t{1} << level;
+        rec.cols[k] |= std::uint64_t{1} << en.col_level;
+    } else {
+        rec.flat[k] |= std::uint64_t{1} << level;
+    }
+    rec.stamp = ++inserts_;
     members_[e] = BufferLink{b, kNoEntry, rec.first_entry};
     if (rec.first_entry != kNoEntry) members_[rec.first_entry].prev = e;
     rec.first_entry = e;
     ++rec.entry_count;
 
-    const std::uint32_t hash = key_hash(en.base, en.level, en.lo >> en.level, en.is_writer);
-    std::uint32_t& head = heads_[hash & bucket_mask_];
-    chain_[e] = ChainLink{head, hash};
-    chain_prev_[e] = kNoEntry;
-    if (head != kNoEntry) chain_prev_[head] = e;
-    head = e;
+    const std::int64_t block = en.lo >> level;
+    link(2 * e, block_hash(family_hash(en.base, level, en.is_writer, en.is_grid ? kWide : kFlat, 0), block));
+    if (en.is_grid)
+        link(2 * e + 1, grid_hash(family_hash(en.base, level, en.is_writer, kGrid, en.col_level), block,
+                                  en.window.phase >> en.col_level));
+    if (registrations_ * 2 > bucket_mask_ + 1 && bucket_mask_ + 1 < max_buckets_) [[unlikely]]
+        grow_buckets();
 }
 
 void RegionIndex::erase(std::uint32_t e) {
     const BufferLink member = members_[e];
     PTO_ASSERT(member.buffer != kNoEntry, "erasing a tensormap entry that is not indexed");
-    const ChainLink link = chain_[e];
-    if (chain_prev_[e] != kNoEntry)
-        chain_[chain_prev_[e]].next = link.next;
-    else
-        heads_[link.hash & bucket_mask_] = link.next;
-    if (link.next != kNoEntry) chain_prev_[link.next] = chain_prev_[e];
+    const Entry& en = pool_.entry(e);
+    unlink(2 * e);
+    if (en.is_grid) unlink(2 * e + 1);
 
     Buffer& rec = buffers_[member.buffer];
     if (member.prev != kNoEntry)
@@ -110,7 +189,24 @@ void RegionIndex::erase(std::uint32_t e) {
         rec.first_entry = member.next;
     if (member.next != kNoEntry) members_[member.next].prev = member.prev;
     members_[e].buffer = kNoEntry;
+    if (en.is_grid) --rec.grid_count;
     if (--rec.entry_count == 0) release_buffer(member.buffer);
+}
+
+void RegionIndex::reset() {
+    // Every allocated entry is indexed, so the heads in use are exactly those of the pool's entries and of
+    // their buffers: clearing them (instead of unlinking entry by entry) empties every chain at once.
+    for (std::uint32_t e = pool_.oldest(); e != kNoEntry; e = pool_.younger(e)) {
+        heads_[chain_[2 * e].hash & bucket_mask_] = 0;
+        if (pool_.entry(e).is_grid) heads_[chain_[2 * e + 1].hash & bucket_mask_] = 0;
+        buffer_heads_[buffer_slot(pool_.entry(e).base)] = 0;
+        members_[e].buffer = kNoEntry;
+    }
+    free_buffer_ = kNoEntry;
+    fresh_buffer_ = 0;
+    buffer_count_ = 0;
+    registrations_ = 0;
+    last_buffer_ = kNoEntry;
 }
 
 }  // namespace pto::detail

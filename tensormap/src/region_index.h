@@ -1,41 +1,53 @@
-// RegionIndex: finds the tensormap entries whose linear element range meets a query range without walking
-// every entry of the buffer (SPEC §4: hashing only the base makes a lookup O(views of the buffer)).
-// Entries live in EntryPool; this class only indexes them by region and lists them per buffer.
+// RegionIndex: finds the tensormap entries whose elements may meet a query without walking every entry of
+// the buffer (SPEC §4: hashing only the base makes a lookup O(views of the buffer)). Entries live in
+// EntryPool; this class only indexes them by region and lists them per buffer.
 #pragma once
 
 #include "entry_pool.h"
 
 #include <bit>
 #include <cstdint>
-#include <vector>
+#include <cstdlib>
+#include <memory>
 
 namespace pto::detail {
 
-/// RegionIndex: a hash of (buffer, size class, block, reader/writer) -> chain of entries.
+/// RegionIndex: a hash of (buffer, size class, block, reader/writer[, column class, column block]) ->
+/// chain of entries.
 ///
 /// Size classes. An entry with linear range [lo, hi] belongs to class L = bit_width(hi - lo): its range
 /// is at most 2^L elements long, so it spans at most two aligned blocks of 2^L elements, and it is chained
-/// once, under its first block lo >> L. A query [qlo, qhi] meets every entry of class L by probing blocks
-/// (qlo >> L) - 1 .. qhi >> L, for each class the buffer uses (a 64-bit mask per buffer and access kind).
+/// under its first block lo >> L. A query [qlo, qhi] meets every entry of class L by probing blocks
+/// (qlo >> L) - 1 .. qhi >> L, for each class the buffer uses (64-bit masks per buffer and access kind).
 /// A query of a view's size probes two or three blocks per class whatever the number of views in the
-/// buffer, and every entry it examines starts within one block of the query, so the cost does not grow
-/// with disjoint views elsewhere in the buffer. Classes adapt to mixed sizes (a whole-buffer write and
-/// small tiles live in different classes), which one block size per buffer cannot.
+/// buffer, so the cost does not grow with disjoint views elsewhere in the buffer. Classes adapt to mixed
+/// sizes (a whole-buffer write and small tiles live in different classes).
+///
+/// Grid entries. Tiles side by side in one band of rows have interleaved linear ranges, so they share
+/// blocks. An entry with a row window (view_shape.h) that does not wrap, whose pitch is its buffer's grid
+/// pitch (the pitch of the buffer's first such entry), is a grid entry: it is chained twice, once by its
+/// linear block as above (apart from the other entries) and once by its linear block and its column block
+/// phase >> C, C = bit_width(width) its column class. A query with a window of the same pitch (a grid
+/// query) probes the column blocks (phase >> C) - 1 .. (phase + width) >> C of every column class the
+/// buffer uses instead of the grid entries' linear chains, so it meets only the tiles in its own columns:
+/// two shapes with one pitch share an element only if their linear ranges and their column windows meet.
+/// Any other query (no window, another pitch) meets the grid entries through their linear chains.
 ///
 /// Wide queries. A query much wider than a class's entries would probe many empty blocks; when the probe
 /// count exceeds the buffer's entry count, the query walks the buffer's entry list instead, so a lookup
 /// never costs more than min(probes, entries of the buffer). Reads and writes are keyed apart, so a read
 /// query (which needs writers only) never examines the readers of a region.
 ///
-/// Chains. The chain links and a 32-bit key fingerprint live in compact arrays indexed by entry, not in
-/// the entries: a walk steps through a few kilobytes that stay in cache, and loads an entry only on a
-/// fingerprint match, without the next step waiting for that load, so the misses of one walk overlap.
-/// (Open addressing was tried: runs of same-block entries merged into long clusters and it measured
-/// slower; see docs/design/tensormap.md.)
+/// Chains. Each entry has two registrations, 2e (linear) and 2e + 1 (grid, used by grid entries only).
+/// Chain links and a 32-bit key hash live in compact arrays indexed by registration: a walk steps through
+/// a few kilobytes that stay in cache and loads an entry only on a hash match, without the next step
+/// waiting for that load. (Open addressing measured slower; see docs/design/tensormap.md.)
 ///
-/// Sizing: 2 x capacity bucket heads (load factor <= 1/2), 20 bytes of links per entry, and capacity
-/// buffer records (a record lives while its buffer has an entry). Nothing allocates after construction.
-/// Single-threaded.
+/// Sizing and construction: room for 2 x capacity bucket heads, 24 bytes of links per entry, capacity
+/// buffer records and heads, of which only as many heads as the live entries need are used (see heads_).
+/// Bucket and buffer heads come zeroed from calloc (0 means empty, so they store index + 1); everything
+/// else is initialised on first use, so construction costs O(1) beyond the allocator's and the memory of
+/// never-used entries is never touched. Nothing allocates after construction. Single-threaded.
 class RegionIndex {
   public:
     /// capacity: the EntryPool's capacity, a power of two.
@@ -43,24 +55,40 @@ class RegionIndex {
     RegionIndex(const RegionIndex&) = delete;
     RegionIndex& operator=(const RegionIndex&) = delete;
 
-    /// insert: indexes allocated entry `e`, whose base, lo, hi and is_writer are set; sets its level.
+    /// insert: indexes allocated entry `e`, whose base, lo, hi, window and is_writer are set; sets its
+    /// level, col_level and is_grid.
     void insert(std::uint32_t e);
     /// erase: unindexes `e`; frees the buffer record with its last entry.
     void erase(std::uint32_t e);
+    /// reset: unindexes every entry of the pool, which the caller resets next: O(entries), clearing only
+    /// the heads they used.
+    void reset();
 
     /// Which entries a query visits.
     enum class Match : std::uint8_t {
-        Writers,    ///< writers whose range meets [lo, hi]
-        Accesses,   ///< readers and writers whose range meets [lo, hi]
-        Contained,  ///< readers and writers whose range lies inside [lo, hi]
+        Writers,    ///< writers that may meet the query
+        Accesses,   ///< readers and writers that may meet the query
+        Contained,  ///< readers and writers that may lie inside the query
     };
 
-    /// for_each_candidate: calls visit(e) once for every entry of buffer `base` that `match` selects.
-    /// visit may erase `e` and no other entry, and must not insert. lo and hi lie within ±kElementLimit.
-    /// Contained entries are found cheaper: no larger size class than the query's, no preceding block.
+    /// for_each_candidate: calls visit(e) once for every entry of buffer `base` that `match` selects, for a
+    /// query of linear range [lo, hi] and row window `window` (pitch 0: none):
+    /// every entry whose linear range meets [lo, hi] (Contained: lies inside it), except grid entries whose
+    /// column window provably misses a grid query's. May visit more (entries of nearby blocks are filtered
+    /// by range only). visit may erase `e` and no other entry, and must not insert. lo and hi lie within
+    /// ±kElementLimit.
     template <class Visit>
-    void for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi, Match match,
-                            Visit&& visit);
+    void for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi, const RowWindow& window,
+                            Match match, Visit&& visit);
+
+    /// insert_count: entries inserted so far (a clock for is_untouched_since).
+    [[nodiscard]] std::uint64_t insert_count() const { return inserts_; }
+    /// is_untouched_since: true if no entry was inserted into buffer `base` after insert_count() was
+    /// `count` (removals do not count: they only shrink what a query can meet).
+    [[nodiscard]] bool is_untouched_since(std::uintptr_t base, std::uint64_t count) const {
+        const std::uint32_t b = find_buffer(base);
+        return b == kNoEntry || buffers_[b].stamp <= count;
+    }
 
     /// entries_walked: chain and list entries examined by all queries so far (white-box cost measure).
     [[nodiscard]] std::uint64_t entries_walked() const { return entries_walked_; }
@@ -68,9 +96,26 @@ class RegionIndex {
     [[nodiscard]] std::uint32_t buffer_count() const { return buffer_count_; }
 
   private:
+    /// A grid query probes column blocks while that costs at most this many probes more than the grid
+    /// entries' linear chains: a probe of an empty block costs a few nanoseconds, an interleaved tile met
+    /// on a linear chain about as much, and a band holds tens of tiles.
+    static constexpr std::int64_t kGridProbeSlack = 16;
+    /// Query: one for_each_candidate call's arguments, passed on to its helpers.
+    struct Query {
+        std::uintptr_t base;
+        std::int64_t lo;
+        std::int64_t hi;
+        RowWindow window;
+    };
+    /// Chain tags: which registration of which entries a key names.
+    enum Tag : std::uint32_t {
+        kFlat = 0,  ///< linear registration of an entry that is not a grid entry
+        kWide = 1,  ///< linear registration of a grid entry
+        kGrid = 2,  ///< grid registration of a grid entry
+    };
     struct ChainLink {
-        std::uint32_t next;  ///< next entry in the bucket chain
-        std::uint32_t hash;  ///< the entry's key hash; its low bits name the bucket
+        std::uint32_t next;  ///< next registration + 1 in the bucket chain; 0 ends it
+        std::uint32_t hash;  ///< the registration's key hash; its low bits name the bucket
     };
     struct BufferLink {
         std::uint32_t buffer;  ///< the buffer record, kNoEntry while the entry is not indexed
@@ -79,120 +124,307 @@ class RegionIndex {
     };
     struct Buffer {
         std::uintptr_t base;
-        /// Size classes used by readers [0] and writers [1]. May keep a class whose entries all left
-        /// (costing a few empty probes) until a list walk recomputes them or the buffer empties.
-        std::uint64_t levels[2];
+        /// Classes in use, [0] readers and [1] writers: linear classes of the other entries (flat), linear
+        /// and column classes of grid entries (wide, cols). A class whose entries all left may stay (costing
+        /// a few empty probes) until a list walk recomputes the masks or the buffer empties.
+        std::uint64_t flat[2];
+        std::uint64_t wide[2];
+        std::uint64_t cols[2];
+        std::int64_t pitch;   ///< the grid entries' pitch; meaningful while grid_count > 0
+        std::int64_t phase;   ///< the first grid entry's phase
+        std::uint64_t stamp;  ///< insert_count() just after the buffer's latest insert
         std::uint32_t first_entry;
         std::uint32_t entry_count;
-        std::uint32_t next;  ///< hash chain, or free list
+        std::uint32_t grid_count;
+        std::uint32_t next;  ///< hash chain (record + 1, 0 ends it), or free list (record, kNoEntry ends it)
+        /// Some grid entry starts in another column than the first: only then can column blocks tell
+        /// entries apart (rows of heads all starting at column 0 share one), so only then do queries
+        /// probe them. Set until the buffer has no grid entry left.
+        bool is_mixed;
+        bool is_live;  ///< in use (not on the free list)
     };
+    struct FreeDeleter {
+        void operator()(void* p) const { std::free(p); }
+    };
+    template <class T>
+    using ZeroedArray = std::unique_ptr<T[], FreeDeleter>;
 
-    [[nodiscard]] static std::uint32_t key_hash(std::uintptr_t base, int level, std::int64_t block,
-                                                bool is_writer) {
+    /// family_hash: the hash of everything in a key but the blocks. A registration's hash adds its block
+    /// (and column block) to it, so the consecutive blocks one probe visits sit in consecutive buckets:
+    /// a probe of several blocks reads one or two cache lines of heads, not one random line per block
+    /// (a fan-in read of 16 rows missed the cache on each; perf).
+    [[nodiscard]] static std::uint32_t family_hash(std::uintptr_t base, int level, bool is_writer, Tag tag,
+                                                   int col_level) {
         std::uint64_t h = static_cast<std::uint64_t>(base) * 0x9E3779B97F4A7C15ull;
-        h ^= static_cast<std::uint64_t>(block) * 0xC2B2AE3D27D4EB4Full;
-        h ^= static_cast<std::uint64_t>(level * 2 + (is_writer ? 1 : 0));
+        h ^= static_cast<std::uint64_t>(level * 256 + col_level * 4 + tag * 2 + (is_writer ? 1 : 0)) *
+             0xC2B2AE3D27D4EB4Full;
         h ^= h >> 31;
         h *= 0xD6E8FEB86659FD93ull;
         return static_cast<std::uint32_t>(h >> 32);
+    }
+    [[nodiscard]] static std::uint32_t block_hash(std::uint32_t family, std::int64_t block) {
+        return family + static_cast<std::uint32_t>(block);
+    }
+    /// grid_hash: columns of one row block adjacent; row blocks spread by an odd multiplier.
+    [[nodiscard]] static std::uint32_t grid_hash(std::uint32_t family, std::int64_t block, std::int64_t col) {
+        return family + static_cast<std::uint32_t>(col) + static_cast<std::uint32_t>(block) * 0x9E3779B1u;
+    }
+    /// fits_grid: whether a window has a pitch and does not wrap, so its columns are one interval.
+    [[nodiscard]] static bool fits_grid(const RowWindow& w) {
+        return w.pitch != 0 && w.phase + w.width < w.pitch;
     }
     [[nodiscard]] std::uint32_t buffer_slot(std::uintptr_t base) const;
     [[nodiscard]] std::uint32_t find_buffer(std::uintptr_t base) const;
     [[nodiscard]] std::uint32_t acquire_buffer(std::uintptr_t base);
     void release_buffer(std::uint32_t b);
-    [[nodiscard]] static bool probes_exceed(std::int64_t lo, std::int64_t hi, std::uint64_t writer_levels,
-                                            std::uint64_t reader_levels, std::uint32_t limit);
+    void link(std::uint32_t reg, std::uint32_t hash);
+    void unlink(std::uint32_t reg);
+    void grow_buckets();
+    void grow_buffer_slots();
+    /// blocks: how many blocks a probe of `levels` visits for [lo, hi] (extra: 2 for meeting, 1 for
+    /// contained), or a value above `limit` once the count exceeds `limit` (so sums cannot overflow).
+    [[nodiscard]] static std::int64_t blocks(std::int64_t lo, std::int64_t hi, std::uint64_t levels,
+                                             std::int64_t extra, std::int64_t limit) {
+        std::int64_t n = 0;
+        for (; levels != 0; levels &= levels - 1) {
+            const int level = std::countr_zero(levels);
+            n += (hi >> level) - (lo >> level) + extra;
+            if (n > limit) return limit + 1;
+        }
+        return n;
+    }
+    /// grid_probes: the probes of a grid query over `levels` x `cols`, or a value above `limit`.
+    [[nodiscard]] static std::int64_t grid_probes(const Query& q, std::uint64_t levels, std::uint64_t cols,
+                                                  std::int64_t extra, std::int64_t limit) {
+        if (levels == 0 || cols == 0) return 0;
+        const std::int64_t per_block =
+            blocks(q.window.phase, q.window.phase + q.window.width, cols, extra, limit);
+        const std::int64_t rows = blocks(q.lo, q.hi, levels, extra, limit);
+        return per_block > limit || rows > limit ? limit + 1 : per_block * rows;  // each <= 2^26
+    }
     [[nodiscard]] static bool selects(const Entry& en, std::int64_t lo, std::int64_t hi, Match match) {
         if (match == Match::Contained) return en.lo >= lo && en.hi <= hi;
         return (match == Match::Accesses || en.is_writer) && en.lo <= hi && en.hi >= lo;
     }
 
     template <class Visit>
-    void probe(std::uintptr_t base, std::int64_t lo, std::int64_t hi, std::uint64_t levels, bool is_writer,
-               Match match, Visit& visit);
+    void probe(const Query& q, std::uint64_t levels, bool is_writer, Tag tag, Match match, Visit& visit);
+    template <class Visit>
+    void probe_grid(const Query& q, std::uint64_t levels, std::uint64_t cols, bool is_writer, Match match,
+                    Visit& visit);
+    /// Key: the fields a registration's key hash stands for, confirmed on every hash match.
+    struct Key {
+        std::int64_t block;
+        std::int64_t col;  ///< kGrid only
+        int level;
+        int col_level;  ///< kGrid only
+        bool is_writer;
+        Tag tag;
+    };
+    [[nodiscard]] static bool names(const Entry& en, std::uintptr_t base, const Key& k) {
+        return en.base == base && en.level == k.level && en.is_writer == k.is_writer &&
+               (en.lo >> k.level) == k.block && en.is_grid == (k.tag != kFlat) &&
+               (k.tag != kGrid || (en.col_level == k.col_level && (en.window.phase >> k.col_level) == k.col));
+    }
+    template <class Visit>
+    std::uint64_t walk_chain(std::uint32_t hash, const Key& key, const Query& q, Match match, Visit& visit,
+                             std::uint64_t walked);
     template <class Visit>
     void walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit);
 
     EntryPool& pool_;
-    std::vector<std::uint32_t> heads_;  ///< per bucket
+    /// Bucket heads: first registration + 1. Allocated for the most registrations the pool allows, but
+    /// only the first bucket_mask_ + 1 are used, grown fourfold (rehashing in place) when registrations
+    /// exceed half of them: a small map's heads stay in cache instead of being spread over the whole
+    /// array (a random line per probe measured as the main cost of lookups in the Qwen3 tier-4 trace).
+    /// The size is kept across clear(), so a repeated graph grows it once.
+    ZeroedArray<std::uint32_t> heads_;
     std::uint32_t bucket_mask_;
-    std::vector<ChainLink> chain_;           ///< per entry, read by every probe
-    std::vector<std::uint32_t> chain_prev_;  ///< per entry, for O(1) erase
-    std::vector<BufferLink> members_;        ///< per entry
-    std::vector<Buffer> buffers_;
-    std::vector<std::uint32_t> buffer_heads_;
+    std::uint32_t max_buckets_;
+    std::uint32_t registrations_ = 0;
+    std::unique_ptr<ChainLink[]> chain_;  ///< per registration, read by every probe
+    std::unique_ptr<std::uint32_t[]>
+        chain_prev_;                         ///< per registration: previous registration + 1, 0 at the head
+    std::unique_ptr<BufferLink[]> members_;  ///< per entry
+    std::unique_ptr<Buffer[]> buffers_;
+    ZeroedArray<std::uint32_t> buffer_heads_;  ///< per slot: first record + 1; grown like heads_
     std::uint32_t buffer_mask_;
-    std::uint32_t free_buffer_;
+    std::uint32_t max_buffer_slots_;
+    std::uint32_t free_buffer_ = kNoEntry;
+    std::uint32_t fresh_buffer_ =
+        0;  ///< records [fresh_buffer_, capacity) were never used since the last reset
     std::uint32_t buffer_count_ = 0;
     std::uint64_t entries_walked_ = 0;
+    std::uint64_t inserts_ = 0;
+    /// The record find_buffer returned last (kNoEntry: none), so an access's lookup, its superseding pass
+    /// and its insert hash the base once; reset when the record is freed.
+    mutable std::uintptr_t last_base_ = 0;
+    mutable std::uint32_t last_buffer_ = kNoEntry;
 };
 
 template <class Visit>
-void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi, Match match,
-                                     Visit&& visit) {
+void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi,
+                                     const RowWindow& window, Match match, Visit&& visit) {
+    const Query q{base, lo, hi, window};
     const std::uint32_t b = find_buffer(base);
     if (b == kNoEntry) return;
-    // Copied first: a visit may erase the buffer's last entry and so free its record.
-    std::uint64_t writer_levels = buffers_[b].levels[1];
-    std::uint64_t reader_levels = match == Match::Writers ? 0 : buffers_[b].levels[0];
-    if (match == Match::Contained) {
-        // A contained entry is no longer than the query, so its class is at most the query's.
-        const int query_level = std::bit_width(static_cast<std::uint64_t>(hi - lo));
+    // Copied first: a visit may erase the buffer's last entry and so free its record. Scalars, not
+    // arrays: a small array written and read back at once compiled to vector loads that stalled on
+    // store forwarding (perf, chain of 2048 inout tasks).
+    const Buffer& rec = buffers_[b];
+    const bool is_grid =
+        rec.grid_count != 0 && rec.is_mixed && q.window.pitch == rec.pitch && fits_grid(q.window);
+    const bool is_contained = match == Match::Contained;
+    const std::uint64_t kinds = match == Match::Writers ? 0 : ~std::uint64_t{0};  // readers too?
+    std::uint64_t flat_w = rec.flat[1];
+    std::uint64_t flat_r = rec.flat[0] & kinds;
+    std::uint64_t wide_w = rec.wide[1];
+    std::uint64_t wide_r = rec.wide[0] & kinds;
+    std::uint64_t cols_w = is_grid ? rec.cols[1] : 0;
+    std::uint64_t cols_r = is_grid ? rec.cols[0] : 0;
+    const std::int64_t limit = rec.entry_count;
+    if (is_contained) {
+        // A contained entry is no longer than the query, so its class is at most the query's; a contained
+        // grid entry's columns lie inside a grid query's, so its column class is at most the query's too.
+        const int query_level = std::bit_width(static_cast<std::uint64_t>(q.hi - q.lo));
         const std::uint64_t classes =
             query_level >= 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << query_level) - 1;
-        writer_levels &= classes;
-        reader_levels &= classes;
+        const std::uint64_t col_classes =
+            (std::uint64_t{2} << std::bit_width(static_cast<std::uint64_t>(q.window.width))) - 1;
+        flat_w &= classes;
+        flat_r &= classes;
+        wide_w &= classes;
+        wide_r &= classes;
+        cols_w &= col_classes;
+        cols_r &= col_classes;
     }
-    if (probes_exceed(lo, hi, writer_levels, reader_levels, buffers_[b].entry_count)) {
-        walk_buffer(b, lo, hi, match, visit);
+    const std::int64_t extra = is_contained ? 1 : 2;
+    std::int64_t probes = blocks(q.lo, q.hi, flat_w, extra, limit) + blocks(q.lo, q.hi, flat_r, extra, limit);
+    // Grid entries are reachable both ways. Column blocks pay off for queries about as wide as the tiles;
+    // a query spanning many more columns than the entries (a whole context of a cache written one
+    // position at a time) would probe thousands of empty column blocks, so it takes the linear chains.
+    const std::int64_t linear =
+        blocks(q.lo, q.hi, wide_w, extra, limit) + blocks(q.lo, q.hi, wide_r, extra, limit);
+    bool use_grid = false;
+    if (is_grid) {
+        const std::int64_t grid =
+            grid_probes(q, wide_w, cols_w, extra, limit) + grid_probes(q, wide_r, cols_r, extra, limit);
+        use_grid = grid <= linear + kGridProbeSlack;
+        probes += use_grid ? grid : linear;
+    } else {
+        probes += linear;
+    }
+    if (probes > limit) {
+        walk_buffer(b, q.lo, q.hi, match, visit);
         return;
     }
-    probe(base, lo, hi, writer_levels, true, match, visit);
-    probe(base, lo, hi, reader_levels, false, match, visit);
+    probe(q, flat_w, true, kFlat, match, visit);
+    probe(q, flat_r, false, kFlat, match, visit);
+    if (use_grid) {
+        probe_grid(q, wide_w, cols_w, true, match, visit);
+        probe_grid(q, wide_r, cols_r, false, match, visit);
+    } else {
+        probe(q, wide_w, true, kWide, match, visit);
+        probe(q, wide_r, false, kWide, match, visit);
+    }
 }
 
 template <class Visit>
-void RegionIndex::probe(std::uintptr_t base, std::int64_t lo, std::int64_t hi, std::uint64_t levels,
-                        bool is_writer, Match match, Visit& visit) {
+std::uint64_t RegionIndex::walk_chain(std::uint32_t hash, const Key& key, const Query& q, Match match,
+                                      Visit& visit, std::uint64_t walked) {
+    const std::uint32_t parity = key.tag == kGrid ? 1u : 0u;
+    for (std::uint32_t r = heads_[hash & bucket_mask_]; r != 0;) {
+        const std::uint32_t reg = r - 1;
+        const ChainLink link = chain_[reg];  // read before visit(e), which may erase e
+        ++walked;
+        // The parity check comes first: an erased entry's other registration may be the next one in this
+        // chain; it is skipped here (its link still leads on) and never visited twice.
+        if (link.hash == hash && (reg & 1) == parity) {
+            const std::uint32_t e = reg >> 1;
+            const Entry& en = pool_.entry(e);
+            // The hash names a key; the fields confirm it, so no entry is visited from a colliding key.
+            if (names(en, q.base, key) && selects(en, q.lo, q.hi, match)) visit(e);
+        }
+        r = link.next;
+    }
+    return walked;
+}
+
+template <class Visit>
+void RegionIndex::probe(const Query& q, std::uint64_t levels, bool is_writer, Tag tag, Match match,
+                        Visit& visit) {
+    std::uint64_t walked = 0;
     for (; levels != 0; levels &= levels - 1) {
         const int level = std::countr_zero(levels);
-        const std::int64_t last_block = hi >> level;
+        const std::int64_t last_block = q.hi >> level;
         // An entry reaches at most one block past its own, so one meeting lo may start a block earlier;
         // a contained one starts at or after lo.
-        const std::int64_t first_block = (lo >> level) - (match == Match::Contained ? 0 : 1);
-        for (std::int64_t block = first_block; block <= last_block; ++block) {
-            const std::uint32_t hash = key_hash(base, level, block, is_writer);
-            for (std::uint32_t e = heads_[hash & bucket_mask_]; e != kNoEntry;) {
-                const ChainLink link = chain_[e];  // read before visit(e), which may erase e
-                ++entries_walked_;
-                if (link.hash == hash) {
-                    const Entry& en = pool_.entry(e);
-                    if (en.base == base && en.level == level && en.is_writer == is_writer &&
-                        (en.lo >> level) == block && selects(en, lo, hi, match))
-                        visit(e);
-                }
-                e = link.next;
+        const std::int64_t first_block = (q.lo >> level) - (match == Match::Contained ? 0 : 1);
+        const std::uint32_t family = family_hash(q.base, level, is_writer, tag, 0);
+        for (std::int64_t block = first_block; block <= last_block; ++block)
+            walked = walk_chain(block_hash(family, block), Key{block, 0, level, 0, is_writer, tag}, q, match,
+                                visit, walked);
+    }
+    entries_walked_ += walked;
+}
+
+template <class Visit>
+void RegionIndex::probe_grid(const Query& q, std::uint64_t levels, std::uint64_t cols, bool is_writer,
+                             Match match, Visit& visit) {
+    if (cols == 0) return;
+    std::uint64_t walked = 0;
+    const std::int64_t col_lo = q.window.phase;
+    const std::int64_t col_hi = q.window.phase + q.window.width;
+    const std::int64_t back = match == Match::Contained ? 0 : 1;
+    for (; levels != 0; levels &= levels - 1) {
+        const int level = std::countr_zero(levels);
+        const std::int64_t last_block = q.hi >> level;
+        for (std::uint64_t c = cols; c != 0; c &= c - 1) {
+            const int col_level = std::countr_zero(c);
+            const std::int64_t last_col = col_hi >> col_level;
+            const std::uint32_t family = family_hash(q.base, level, is_writer, kGrid, col_level);
+            for (std::int64_t block = (q.lo >> level) - back; block <= last_block; ++block) {
+                for (std::int64_t col = (col_lo >> col_level) - back; col <= last_col; ++col)
+                    walked = walk_chain(grid_hash(family, block, col),
+                                        Key{block, col, level, col_level, is_writer, kGrid}, q, match, visit,
+                                        walked);
             }
         }
     }
+    entries_walked_ += walked;
 }
 
 template <class Visit>
 void RegionIndex::walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit) {
-    // The walk sees every entry of the buffer, so it also recomputes the size-class masks exactly.
-    std::uint64_t levels[2] = {0, 0};
+    // The walk sees every entry of the buffer, so it also recomputes the class masks exactly (in scalars:
+    // see for_each_candidate).
+    std::uint64_t flat_r = 0, flat_w = 0, wide_r = 0, wide_w = 0, cols_r = 0, cols_w = 0;
     for (std::uint32_t e = buffers_[b].first_entry; e != kNoEntry;) {
         const std::uint32_t next = members_[e].next;  // read before visit(e), which may erase e
         const Entry& en = pool_.entry(e);
         ++entries_walked_;
         if (selects(en, lo, hi, match)) visit(e);
-        if (members_[e].buffer == b) levels[en.is_writer ? 1 : 0] |= std::uint64_t{1} << en.level;
+        if (members_[e].buffer == b) {
+            const std::uint64_t level = std::uint64_t{1} << en.level;
+            const std::uint64_t col_level = std::uint64_t{1} << en.col_level;
+            if (en.is_grid) {
+                (en.is_writer ? wide_w : wide_r) |= level;
+                (en.is_writer ? cols_w : cols_r) |= col_level;
+            } else {
+                (en.is_writer ? flat_w : flat_r) |= level;
+            }
+        }
         e = next;
     }
     // No survivor means the visits erased the last entry and the record is already free.
-    if ((levels[0] | levels[1]) != 0) {
-        buffers_[b].levels[0] = levels[0];
-        buffers_[b].levels[1] = levels[1];
+    if ((flat_r | flat_w | wide_r | wide_w) != 0) {
+        Buffer& rec = buffers_[b];
+        rec.flat[0] = flat_r;
+        rec.flat[1] = flat_w;
+        rec.wide[0] = wide_r;
+        rec.wide[1] = wide_w;
+        rec.cols[0] = cols_r;
+        rec.cols[1] = cols_w;
     }
 }
 

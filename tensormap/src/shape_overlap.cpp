@@ -156,6 +156,10 @@ Answer shapes_overlap(const ViewShape& a, const ViewShape& b, std::int64_t budge
     if (a.is_empty || b.is_empty) return Answer::No;
     if (a.last < b.first || b.last < a.first) return Answer::No;
     if (a.is_opaque || b.is_opaque) return Answer::Maybe;
+    // The ranges meet. A view that fills its range holds the other's first or last element when that
+    // one lies inside it (a view's first and last are elements); otherwise the other straddles it.
+    if (is_dense(a) && (b.first >= a.first || b.last <= a.last)) return Answer::Yes;
+    if (is_dense(b) && (a.first >= b.first || a.last <= b.last)) return Answer::Yes;
     Term terms[kMaxTerms];
     const int n = collect_terms(a, b, terms);
     const std::int64_t target = b.first - a.first;
@@ -168,7 +172,7 @@ Answer shape_covers(const ViewShape& outer, const ViewShape& inner, std::int64_t
     if (outer.is_empty) return Answer::No;
     if (outer.is_opaque || inner.is_opaque) return Answer::Maybe;
     if (inner.first < outer.first || inner.last > outer.last) return Answer::No;
-    if (same_layout(outer, inner)) return Answer::Yes;
+    if (is_dense(outer) || same_layout(outer, inner)) return Answer::Yes;
     if (inner.rank == 0) return shapes_overlap(outer, inner, budget);
     if (!outer.is_chain) return Answer::Maybe;
 

@@ -9,7 +9,9 @@
 #include "view_shape.h"
 
 #include <bit>
+#include <new>
 #include <string>
+#include <type_traits>
 
 namespace pto {
 namespace {
@@ -28,6 +30,38 @@ std::uint32_t checked_capacity(std::uint32_t entries) {
 
 [[noreturn]] void invalid_task() {
     detail::throw_error(ErrorCode::InvalidArgument, "TensorMap::try_record needs a valid TaskId");
+}
+
+/// Prepared: what TensorMap::Access holds: the view's normal form and row window, written by prepare long
+/// before a lookup reads them (nothing is copied out of the shape right after it is built: such copies
+/// stalled on store forwarding).
+struct Prepared {
+    detail::ViewShape shape;
+    detail::RowWindow window;
+    std::uintptr_t base;
+    /// Set by find_producers for a write: RegionIndex::insert_count() then, and whether the lookup met an
+    /// entry lying inside the view's range. Every entry a write can supersede lies there and so meets
+    /// the range, so when none did and nothing was inserted into the buffer since, try_record has
+    /// nothing to supersede and skips that pass.
+    std::uint64_t looked_up_at;
+    bool has_looked_up;
+    bool met_contained;
+    bool is_writer;
+    bool is_dense;
+};
+
+/// meets: whether entry `en`, whose linear range meets the prepared view's, shares an element with it.
+/// Settled from the entry's own cache line where possible: a common first or last element (the same view
+/// again, most often); a view filling its range that holds the other's first or last element; or row
+/// windows proving tiles side by side disjoint. Only then are the shapes compared.
+bool meets(const detail::Entry& en, const detail::ViewShape& entry_shape, const Prepared& p) {
+    const std::int64_t lo = p.shape.first;
+    const std::int64_t hi = p.shape.last;
+    if (en.lo == lo || en.hi == hi) return true;
+    if (p.is_dense && (en.lo >= lo || en.hi <= hi)) return true;
+    if (en.is_dense && (lo >= en.lo || hi <= en.hi)) return true;
+    if (detail::windows_disjoint(en.window, p.window)) return false;
+    return detail::shapes_overlap(entry_shape, p.shape) != detail::Answer::No;
 }
 
 }  // namespace
@@ -66,55 +100,84 @@ struct TensorMap::Impl {
     }
 };
 
+static_assert(std::is_trivially_copyable_v<Prepared> && std::is_trivially_destructible_v<Prepared>);
+
 TensorMap::TensorMap(std::uint32_t entry_capacity) : impl_(std::make_unique<Impl>(entry_capacity)) {}
 
 TensorMap::~TensorMap() = default;
 
-void TensorMap::find_producers(const TensorView& view, Direction direction, TaskId retired_before,
-                               std::vector<TaskId>& out) {
+void TensorMap::prepare(const TensorView& view, Direction direction, Access& out) const {
+    static_assert(sizeof(Prepared) <= sizeof(Access::storage_) && alignof(Prepared) <= 8,
+                  "TensorMap::Access holds a Prepared");
+    out.is_active_ = false;
     if (!view.is_tracked) return;
-    const detail::ViewShape shape = detail::make_view_shape(view);
-    if (shape.is_empty) return;
-    const detail::RowWindow window = detail::row_window(shape);
+    Prepared* p = new (out.storage_) Prepared;  // trivial: nothing is zero-filled
+    detail::build_view_shape(view, p->shape);
+    if (p->shape.is_empty) return;
+    detail::set_row_window(p->shape, p->window);
+    p->base = reinterpret_cast<std::uintptr_t>(view.base);
+    p->is_writer = direction != Direction::In;
+    p->is_dense = detail::is_dense(p->shape);
+    p->has_looked_up = false;
+    out.is_active_ = true;
+}
+
+void TensorMap::find_producers(Access& access, TaskId retired_before, std::vector<TaskId>& out) {
+    if (!access.is_active_) return;
+    Prepared& p = *std::launder(reinterpret_cast<Prepared*>(access.storage_));
     Impl& m = *impl_;
+    bool met_contained = false;
     auto visit = [&](std::uint32_t e) {
         const detail::Entry& en = m.pool.entry(e);
         if (en.task < retired_before.value) {
             m.remove(e);
             return;
         }
-        // The window test settles tiles beside the query in its rows without loading their shapes.
-        if (!detail::windows_disjoint(en.window, window) &&
-            detail::shapes_overlap(m.pool.shape(e), shape) != detail::Answer::No)
-            out.push_back(TaskId{en.task});
+        met_contained = met_contained || (en.lo >= p.shape.first && en.hi <= p.shape.last);
+        if (meets(en, m.pool.shape(e), p)) out.push_back(TaskId{en.task});
     };
-    m.index.for_each_candidate(reinterpret_cast<std::uintptr_t>(view.base), shape.first, shape.last,
-                               direction == Direction::In ? detail::RegionIndex::Match::Writers
-                                                          : detail::RegionIndex::Match::Accesses,
-                               visit);
+    m.index.for_each_candidate(
+        p.base, p.shape.first, p.shape.last, p.window,
+        p.is_writer ? detail::RegionIndex::Match::Accesses : detail::RegionIndex::Match::Writers, visit);
+    p.looked_up_at = m.index.insert_count();
+    p.met_contained = met_contained;
+    p.has_looked_up = true;
 }
 
-bool TensorMap::try_record(const TensorView& view, Direction direction, TaskId task, TaskId retired_before) {
-    if (!view.is_tracked) return true;
+bool TensorMap::try_record(const Access& access, TaskId task, TaskId retired_before) {
+    if (!access.is_active_) return true;
     if (!task.is_valid()) [[unlikely]]
         invalid_task();
-    const detail::ViewShape shape = detail::make_view_shape(view);
-    if (shape.is_empty) return true;
+    const Prepared& p = *std::launder(reinterpret_cast<const Prepared*>(access.storage_));
     Impl& m = *impl_;
-    const auto base = reinterpret_cast<std::uintptr_t>(view.base);
-    const bool is_writer = direction != Direction::In;
     m.reclaim_oldest(retired_before.value);
 
-    if (is_writer) {
+    const bool may_supersede =
+        !p.has_looked_up || p.met_contained || !m.index.is_untouched_since(p.base, p.looked_up_at);
+    if (p.is_writer && may_supersede) {
         // The caller looked this write up first, so it already depends on every entry it overlaps; those it
-        // covers can never matter to a later access again (the new entry stands in for them).
+        // covers can never matter to a later access again (the new entry stands in for them). A writer
+        // entry of the very same view is taken over instead (same index keys): no erase and insert.
+        std::uint32_t same = detail::kNoEntry;
         auto supersede = [&](std::uint32_t e) {
-            if (m.pool.entry(e).task < retired_before.value ||
-                detail::shape_covers(shape, m.pool.shape(e)) == detail::Answer::Yes)
+            const detail::Entry& en = m.pool.entry(e);
+            if (en.task < retired_before.value) {
                 m.remove(e);
+            } else if (same == detail::kNoEntry && en.is_writer && en.lo == p.shape.first &&
+                       en.hi == p.shape.last && detail::same_layout(m.pool.shape(e), p.shape)) {
+                same = e;
+            } else if (p.is_dense || detail::shape_covers(p.shape, m.pool.shape(e)) == detail::Answer::Yes) {
+                // A contained entry lies in the view's range, all of which a dense view holds.
+                m.remove(e);
+            }
         };
-        m.index.for_each_candidate(base, shape.first, shape.last, detail::RegionIndex::Match::Contained,
-                                   supersede);
+        m.index.for_each_candidate(p.base, p.shape.first, p.shape.last, p.window,
+                                   detail::RegionIndex::Match::Contained, supersede);
+        if (same != detail::kNoEntry) {
+            m.pool.entry(same).task = task.value;
+            m.pool.touch(same);
+            return true;
+        }
     }
 
     // Removing covered entries above only ever makes room, so a false return below has changed nothing.
@@ -125,20 +188,37 @@ bool TensorMap::try_record(const TensorView& view, Direction direction, TaskId t
     }
     detail::Entry& en = m.pool.entry(e);
     en.task = task.value;
-    en.base = base;
-    en.lo = shape.first;
-    en.hi = shape.last;
-    en.is_writer = is_writer;
-    en.window = detail::row_window(shape);
-    m.pool.shape(e) = shape;
+    en.base = p.base;
+    en.lo = p.shape.first;
+    en.hi = p.shape.last;
+    en.is_writer = p.is_writer;
+    en.is_dense = p.is_dense;
+    en.window = p.window;
+    detail::copy_shape(m.pool.shape(e), p.shape);
     m.index.insert(e);
     return true;
 }
 
+void TensorMap::find_producers(const TensorView& view, Direction direction, TaskId retired_before,
+                               std::vector<TaskId>& out) {
+    Access access;
+    prepare(view, direction, access);
+    find_producers(access, retired_before, out);
+}
+
+bool TensorMap::try_record(const TensorView& view, Direction direction, TaskId task, TaskId retired_before) {
+    if (!view.is_tracked) return true;
+    if (!task.is_valid()) [[unlikely]]
+        invalid_task();
+    Access access;
+    prepare(view, direction, access);
+    return try_record(access, task, retired_before);
+}
+
 void TensorMap::clear() {
     Impl& m = *impl_;
-    while (m.pool.oldest() != detail::kNoEntry)
-        m.remove(m.pool.oldest());
+    m.index.reset();
+    m.pool.reset();
 }
 
 std::uint32_t TensorMap::live_entries() const {

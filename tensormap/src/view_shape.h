@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
+#include "fast_divide.h"
 #include "pto/runtime/tensor.h"
 
 namespace pto::detail {
@@ -43,8 +45,28 @@ struct RowWindow {
     std::int64_t width;  ///< stride[0] * (count[0] - 1), < pitch
 };
 
+/// set_row_window: writes the RowWindow of `s` into `w` (pitch 0 when it has none). Inline and in place:
+/// a window returned through the stack and copied on stalled on store forwarding (perf, chain of inout
+/// tasks).
+inline void set_row_window(const ViewShape& s, RowWindow& w) {
+    if (s.rank < 2 || !s.is_chain || s.is_opaque || s.is_empty) {
+        w.pitch = 0;
+        w.phase = 0;
+        w.width = 0;
+        return;
+    }
+    const std::int64_t pitch = s.stride[1];
+    w.pitch = pitch;
+    w.phase = s.first - floor_div(s.first, pitch) * pitch;
+    w.width = s.stride[0] * (s.count[0] - 1);
+}
+
 /// row_window: the RowWindow of `s` (pitch 0 when it has none).
-[[nodiscard]] RowWindow row_window(const ViewShape& s);
+[[nodiscard]] inline RowWindow row_window(const ViewShape& s) {
+    RowWindow w;
+    set_row_window(s, w);
+    return w;
+}
 
 /// windows_disjoint: true only if both windows exist, their pitches are equal and their windows do not
 /// meet, which proves the shapes disjoint.
@@ -58,8 +80,29 @@ struct RowWindow {
 /// make_view_shape: the normal form of `view`'s elements (its base is ignored). Throws InvalidTensor if
 /// view.ndim > kMaxTensorDims. ndim 0 is one element at view.offset.
 [[nodiscard]] ViewShape make_view_shape(const TensorView& view);
+/// build_view_shape: the same, written into `s` in place; stride and count entries at or past s.rank are
+/// left as they were (nothing reads them; copy such a shape with copy_shape).
+void build_view_shape(const TensorView& view, ViewShape& s);
+
+/// copy_shape: copies a shape whose entries past its rank may be uninitialised, byte for byte.
+inline void copy_shape(ViewShape& to, const ViewShape& from) {
+    std::memcpy(&to, &from, sizeof(ViewShape));
+}
 
 /// same_layout: true if both shapes are bounded and have the same normal form (so the same elements).
-[[nodiscard]] bool same_layout(const ViewShape& a, const ViewShape& b);
+[[nodiscard]] inline bool same_layout(const ViewShape& a, const ViewShape& b) {
+    if (a.is_opaque || b.is_opaque || a.is_empty != b.is_empty) return false;
+    if (a.is_empty) return true;
+    if (a.first != b.first || a.rank != b.rank) return false;
+    for (int i = 0; i < a.rank; ++i)
+        if (a.stride[i] != b.stride[i] || a.count[i] != b.count[i]) return false;
+    return true;
+}
+
+/// is_dense: a bounded shape whose elements are every index from first to last (one element, or one
+/// dimension of stride 1): overlap and coverage with it follow from the bounding ranges alone.
+[[nodiscard]] inline bool is_dense(const ViewShape& s) {
+    return !s.is_opaque && !s.is_empty && (s.rank == 0 || (s.rank == 1 && s.stride[0] == 1));
+}
 
 }  // namespace pto::detail

@@ -9,11 +9,13 @@
 
 #include "entry_pool.h"
 #include "region_index.h"
+#include "tensormap/views.h"
 
 using pto::detail::EntryPool;
 using pto::detail::kNoEntry;
 using pto::detail::RegionIndex;
 using Match = pto::detail::RegionIndex::Match;
+using pto::detail::RowWindow;
 
 namespace {
 
@@ -25,7 +27,8 @@ struct Index {
 
     explicit Index(std::uint32_t capacity) : pool(capacity), index(pool, capacity) {}
 
-    std::uint32_t add(std::uintptr_t base, std::int64_t lo, std::int64_t hi, bool is_writer = true) {
+    std::uint32_t add(std::uintptr_t base, std::int64_t lo, std::int64_t hi, bool is_writer = true,
+                      RowWindow window = RowWindow{0, 0, 0}) {
         const std::uint32_t e = pool.try_allocate();
         REQUIRE(e != kNoEntry);
         auto& en = pool.entry(e);
@@ -34,9 +37,23 @@ struct Index {
         en.lo = lo;
         en.hi = hi;
         en.is_writer = is_writer;
-        en.window = pto::detail::RowWindow{0, 0, 0};
+        en.is_dense = false;
+        en.window = window;
         index.insert(e);
         return e;
+    }
+
+    /// add_tile: rows [row, row + rows) x columns [col, col + cols) of a matrix `pitch` wide.
+    std::uint32_t add_tile(std::uintptr_t base, std::int64_t pitch, std::int64_t row, std::int64_t rows,
+                           std::int64_t col, std::int64_t cols, bool is_writer = true) {
+        const std::int64_t lo = row * pitch + col;
+        return add(base, lo, lo + (rows - 1) * pitch + cols - 1, is_writer,
+                   tile_window(pitch, col, cols, rows));
+    }
+
+    static RowWindow tile_window(std::int64_t pitch, std::int64_t col, std::int64_t cols, std::int64_t rows) {
+        // A single row is one dense range: no window (as view_shape.h's row_window gives).
+        return rows > 1 && cols < pitch ? RowWindow{pitch, col, cols - 1} : RowWindow{0, 0, 0};
     }
 
     void remove(std::uint32_t e) {
@@ -46,10 +63,10 @@ struct Index {
 
     /// The visited entries, sorted; `walked` receives the entries the query examined.
     std::vector<std::uint32_t> query(std::uintptr_t base, std::int64_t lo, std::int64_t hi, Match match,
-                                     std::uint64_t* walked = nullptr) {
+                                     std::uint64_t* walked = nullptr, RowWindow window = RowWindow{0, 0, 0}) {
         const std::uint64_t before = index.entries_walked();
         std::vector<std::uint32_t> seen;
-        index.for_each_candidate(base, lo, hi, match, [&](std::uint32_t e) { seen.push_back(e); });
+        index.for_each_candidate(base, lo, hi, window, match, [&](std::uint32_t e) { seen.push_back(e); });
         if (walked) *walked = index.entries_walked() - before;
         std::sort(seen.begin(), seen.end());
         return seen;
@@ -181,10 +198,11 @@ TEST_CASE("random inserts and erases, including erases during a visit, keep ever
             std::sort(expected.begin(), expected.end());
             const bool erase_during = op == 9;
             std::vector<std::uint32_t> seen;
-            ix.index.for_each_candidate(base, lo, hi, match, [&](std::uint32_t e) {
-                seen.push_back(e);
-                if (erase_during && e % 2 == 0) ix.remove(e);
-            });
+            ix.index.for_each_candidate(base, lo, hi, pto::detail::RowWindow{0, 0, 0}, match,
+                                        [&](std::uint32_t e) {
+                                            seen.push_back(e);
+                                            if (erase_during && e % 2 == 0) ix.remove(e);
+                                        });
             std::sort(seen.begin(), seen.end());
             REQUIRE(seen == expected);
             if (erase_during)
@@ -201,6 +219,161 @@ TEST_CASE("random inserts and erases, including erases during a visit, keep ever
         ix.remove(e);
     CHECK(ix.index.buffer_count() == 0);
     CHECK(ix.pool.size() == 0);
+}
+
+TEST_CASE("a tile lookup among up to 4096 tiles walks only the tiles of its own columns",
+          "[tensormap][index][grid]") {
+    // 16 x 64 tiles of a matrix 1024 wide, 16 side by side in every band: their linear ranges interleave,
+    // but each is keyed by its column block as well, so a tile lookup meets only its column neighbours.
+    for (std::int64_t views : {16, 256, 4096}) {
+        INFO(views << " tiles");
+        Index ix(8192);
+        for (std::int64_t t = 0; t < views; ++t)
+            ix.add_tile(kBase, 1024, (t / 16) * 16, 16, (t % 16) * 64, 64);
+        const std::int64_t t = views - 7;
+        const std::int64_t row = (t / 16) * 16;
+        const std::int64_t col = (t % 16) * 64;
+        std::uint64_t walked = 0;
+        const auto seen = ix.query(kBase, row * 1024 + col, (row + 15) * 1024 + col + 63, Match::Accesses,
+                                   &walked, RowWindow{1024, col, 63});
+        CHECK(std::find(seen.begin(), seen.end(), std::uint32_t(t)) != seen.end());
+        CHECK(walked <= 12);  // its own and the previous band, its own and the previous column block
+        // A query without a window (a whole band read as one range) still meets every tile of the band.
+        const std::int64_t band = (t / 16) * 16 * 1024;
+        CHECK(ix.query(kBase, band, band + 16 * 1024 - 1, Match::Writers).size() == 16);
+    }
+}
+
+TEST_CASE("column blocks are skipped when every tile starts in the same column", "[tensormap][index][grid]") {
+    // Rows of heads all starting at column 0 (attention scores of different lengths): columns cannot
+    // tell them apart, so queries take the linear chains and meet exactly the rows in range.
+    Index ix(1024);
+    for (std::int64_t r = 0; r < 64; ++r)
+        ix.add_tile(kBase, 4096, r * 8, 8, 0, 100 + r * 30);
+    std::uint64_t walked = 0;
+    const auto seen = ix.query(kBase, 40 * 8 * 4096, 40 * 8 * 4096 + 7 * 4096 + 99, Match::Accesses, &walked,
+                               RowWindow{4096, 0, 99});
+    CHECK(seen == std::vector<std::uint32_t>{40});
+    CHECK(walked <= 4);
+}
+
+TEST_CASE("random tiles, rows and erases keep every grid and linear lookup complete",
+          "[tensormap][index][grid][random]") {
+    const std::uint64_t seed = GENERATE(41u, 42u, 43u);
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    auto pick = [&rng](std::int64_t lo, std::int64_t hi) {
+        return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    };
+    // Rectangles of a matrix 96 wide (another pitch now and then), in two buffers; a rectangle of one row
+    // or of full width is a plain range. Contract: a lookup visits every entry whose elements can meet the
+    // query (Contained: can lie inside it), and nothing whose linear range misses, each once.
+    struct Rect {
+        std::uintptr_t base;
+        std::int64_t pitch, row, rows, col, cols;
+        bool is_writer;
+        [[nodiscard]] std::int64_t lo() const { return row * pitch + col; }
+        [[nodiscard]] std::int64_t hi() const { return (row + rows - 1) * pitch + col + cols - 1; }
+        [[nodiscard]] bool has_cell(std::int64_t x) const {
+            const std::int64_t r = x / pitch, c = x % pitch;
+            return r >= row && r < row + rows && c >= col && c < col + cols;
+        }
+    };
+    auto random_rect = [&]() {
+        Rect r{};
+        r.base = kBase + 64 * std::uintptr_t(pick(0, 1));
+        r.pitch = pick(0, 7) == 0 ? 80 : 96;
+        r.rows = pick(0, 3) == 0 ? 1 : pick(1, 12);
+        r.row = pick(0, 40);
+        r.cols = pick(0, 5) == 0 ? r.pitch : pick(1, 40);
+        r.col = pick(0, r.pitch - r.cols);
+        r.is_writer = pick(0, 1) == 1;
+        return r;
+    };
+    auto cells = [](const Rect& r) {
+        std::vector<std::int64_t> out;
+        for (std::int64_t x = r.lo(); x <= r.hi(); ++x)
+            if (r.has_cell(x)) out.push_back(x);
+        return out;
+    };
+    Index ix(1024);
+    std::vector<std::pair<std::uint32_t, Rect>> live;
+    for (int step = 0; step < 6000; ++step) {
+        const auto op = pick(0, 9);
+        if (op < 4 && live.size() < 1024) {
+            const Rect r = random_rect();
+            live.push_back({ix.add_tile(r.base, r.pitch, r.row, r.rows, r.col, r.cols, r.is_writer), r});
+        } else if (op < 6 && !live.empty()) {
+            const std::size_t k = std::size_t(pick(0, std::int64_t(live.size()) - 1));
+            ix.remove(live[k].first);
+            live.erase(live.begin() + std::ptrdiff_t(k));
+        } else {
+            const Rect q = random_rect();
+            const auto match = Match(pick(0, 2));
+            const std::vector<std::int64_t> mine = cells(q);
+            std::vector<std::uint32_t> required;
+            std::vector<std::uint32_t> allowed;
+            for (const auto& [e, r] : live) {
+                if (r.base != q.base || (match == Match::Writers && !r.is_writer)) continue;
+                if (match == Match::Contained) {
+                    if (r.lo() < q.lo() || r.hi() > q.hi()) continue;
+                    allowed.push_back(e);
+                    if (pto::test::set_includes(mine, cells(r))) required.push_back(e);
+                } else {
+                    if (r.lo() > q.hi() || r.hi() < q.lo()) continue;
+                    allowed.push_back(e);
+                    if (pto::test::sets_intersect(mine, cells(r))) required.push_back(e);
+                }
+            }
+            std::sort(required.begin(), required.end());
+            std::sort(allowed.begin(), allowed.end());
+            const bool erase_during = op == 9;
+            std::vector<std::uint32_t> seen;
+            ix.index.for_each_candidate(q.base, q.lo(), q.hi(),
+                                        Index::tile_window(q.pitch, q.col, q.cols, q.rows), match,
+                                        [&](std::uint32_t e) {
+                                            seen.push_back(e);
+                                            if (erase_during && e % 3 == 0) ix.remove(e);
+                                        });
+            std::sort(seen.begin(), seen.end());
+            REQUIRE(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+            REQUIRE(std::includes(seen.begin(), seen.end(), required.begin(), required.end()));
+            REQUIRE(std::includes(allowed.begin(), allowed.end(), seen.begin(), seen.end()));
+            if (erase_during)
+                live.erase(std::remove_if(live.begin(), live.end(),
+                                          [&](const auto& lr) {
+                                              return lr.first % 3 == 0 &&
+                                                     std::binary_search(seen.begin(), seen.end(), lr.first);
+                                          }),
+                           live.end());
+        }
+        REQUIRE(ix.pool.size() == live.size());
+    }
+    for (const auto& lr : live)
+        ix.remove(lr.first);
+    CHECK(ix.index.buffer_count() == 0);
+}
+
+TEST_CASE("the index grows its bucket and buffer tables in place and stays exact", "[tensormap][index]") {
+    // Far more entries and buffers than the initial tables hold: every growth relinks what is live.
+    Index ix(1 << 15);
+    std::vector<std::uint32_t> ids;
+    for (std::int64_t v = 0; v < 20000; ++v)
+        ids.push_back(ix.add(kBase + 64 * std::uintptr_t(v % 3000), v * 100, v * 100 + 99, v % 2 == 0));
+    CHECK(ix.index.buffer_count() == 3000);
+    for (std::int64_t v : {0, 1, 2999, 3000, 12345, 19999}) {
+        std::uint64_t walked = 0;
+        const std::uintptr_t base = kBase + 64 * std::uintptr_t(v % 3000);
+        CHECK(ix.query(base, v * 100, v * 100 + 99, Match::Accesses, &walked) ==
+              std::vector<std::uint32_t>{ids[std::size_t(v)]});
+        CHECK(walked <= 8);
+    }
+    ix.index.reset();
+    ix.pool.reset();
+    CHECK(ix.index.buffer_count() == 0);
+    CHECK(ix.query(kBase, 0, 1 << 30, Match::Accesses).empty());
+    const std::uint32_t again = ix.add(kBase, 0, 9);
+    CHECK(ix.query(kBase, 5, 5, Match::Writers) == std::vector<std::uint32_t>{again});
 }
 
 TEST_CASE("the entry pool hands out each entry once, keeps age order and reuses the last released first",
@@ -229,4 +402,28 @@ TEST_CASE("the entry pool hands out each entry once, keeps age order and reuses 
     CHECK(order.size() == 64);
     CHECK(order[62] == got[10]);
     CHECK(order[63] == got[0]);
+}
+
+TEST_CASE("the entry pool moves a touched entry to the young end and reset frees every entry at once",
+          "[tensormap][pool]") {
+    EntryPool pool(64);
+    const std::uint32_t a = pool.try_allocate();
+    const std::uint32_t b = pool.try_allocate();
+    const std::uint32_t c = pool.try_allocate();
+    pool.touch(a);
+    CHECK(pool.oldest() == b);
+    CHECK(pool.younger(b) == c);
+    CHECK(pool.younger(c) == a);
+    CHECK(pool.younger(a) == kNoEntry);
+    pool.touch(a);  // already the youngest
+    CHECK(pool.younger(c) == a);
+    pool.reset();
+    CHECK(pool.size() == 0);
+    CHECK(pool.oldest() == kNoEntry);
+    std::vector<std::uint32_t> got;
+    for (int i = 0; i < 64; ++i)
+        got.push_back(pool.try_allocate());
+    CHECK(pool.try_allocate() == kNoEntry);
+    std::sort(got.begin(), got.end());
+    CHECK(std::adjacent_find(got.begin(), got.end()) == got.end());
 }

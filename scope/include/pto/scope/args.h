@@ -22,7 +22,9 @@ namespace pto {
 /// reported by the submit call, with the task's id and kernel in the message; the builder never throws.
 class Args {
 public:
-    Args() = default;
+    /// User-provided (not `= default`) on purpose: `Args()` value-initialises, and a defaulted constructor
+    /// would zero the 2 KiB of argument storage first (~15 ns per submit, measured).
+    Args() {}
     Args(const Args& other) { *this = other; }
     Args& operator=(const Args& other);
 

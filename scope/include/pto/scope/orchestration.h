@@ -30,7 +30,8 @@ inline constexpr ScopeMode MANUAL = ScopeMode::Manual;
 /// TaskHandle: what a submit returns: the task's id and the tensors the runtime allocated for it.
 class TaskHandle {
 public:
-    TaskHandle() = default;
+    /// User-provided for the same reason as Args(): value-initialisation must not zero the output storage.
+    TaskHandle() {}
     TaskHandle(const TaskHandle& other) { *this = other; }
     TaskHandle& operator=(const TaskHandle& other);
 

@@ -3,6 +3,7 @@
 // earlier overlapping writers (WAW) and for readers since the last write (WAR). Used by AUTO scopes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -16,42 +17,72 @@ namespace pto {
 ///
 /// Entries record which task last wrote, or has read since the last write, a view of a buffer. A lookup
 /// costs O(views overlapping the query) and does not grow with the number of live views of the same buffer
-/// that do not overlap it (exception: views whose linear ranges interleave, such as the columns of one
-/// matrix, are told apart exactly but each is examined; docs/design/tensormap.md). Entries of tasks that
-/// retired are invalid; they are skipped and reclaimed lazily (when a lookup meets them, and oldest-first
-/// on every record), so the caller passes its retirement watermark. Nothing allocates after construction.
+/// that do not overlap it, tiles of one matrix included (exception: views whose linear ranges interleave
+/// without a common row window, such as the full-height columns of one matrix, are told apart exactly but
+/// each is examined; docs/design/tensormap.md). Entries of tasks that retired are invalid; they are
+/// skipped and reclaimed lazily (when a lookup meets them, and oldest-first on every record), so the caller
+/// passes its retirement watermark. Nothing allocates after construction.
 ///
-///     map.find_producers(view, Direction::In, rt.retired_before(), deps);   // before submit
+/// Each access is normalised once (prepare) and then looked up before the task is submitted and recorded
+/// after; a task's accesses are all looked up before any is recorded (a write must not find itself):
+///
+///     map.prepare(view, Direction::In, access);                              // per tensor argument
+///     map.find_producers(access, rt.retired_before(), deps);                 // every argument, then
 ///     TaskId id = rt.submit(spec, deps, true);
-///     while (!map.try_record(view, Direction::In, id, rt.retired_before())) rt.wait_for_retirement(...);
+///     while (!map.try_record(access, id, rt.retired_before())) rt.wait_for_retirement(...);
 class TensorMap {
   public:
+    /// Access: one tensor argument in the map's normal form (its buffer, element set and row window),
+    /// filled by prepare and read by find_producers and try_record, so a view is normalised once per
+    /// submit. A plain value: copyable, no heap, 168 bytes.
+    class Access {
+      public:
+        Access() = default;
+        /// is_active: false for an untracked or empty view, which finds and records nothing.
+        [[nodiscard]] bool is_active() const { return is_active_; }
+
+      private:
+        friend class TensorMap;
+        alignas(8) std::byte storage_[160];
+        bool is_active_ = false;
+    };
+
     /// entry_capacity: most live entries (RuntimeConfig::tensormap_entries); a power of two in 64..2^26.
-    /// Allocates about 250 bytes per entry (16 MiB at the default 2^16). Throws InvalidConfig naming the
-    /// knob otherwise.
+    /// Reserves about 330 bytes per entry (21 MiB at the default 2^16) but initialises entries on first
+    /// use: construction costs a few microseconds whatever the capacity, and memory is touched only as
+    /// entries are used. Throws InvalidConfig naming the knob otherwise.
     explicit TensorMap(std::uint32_t entry_capacity);
     ~TensorMap();
     TensorMap(const TensorMap&) = delete;
     TensorMap& operator=(const TensorMap&) = delete;
 
-    /// find_producers: appends to `out` the tasks an access of `view` with `direction` must wait for:
-    /// In -> overlapping writers (RAW); Out -> overlapping writers and readers (WAW, WAR); InOut -> both.
-    /// Ignores entries of tasks below `retired_before` (and drops those it meets). May append an id more
-    /// than once, and may report a writer whose overlapping part a later write replaced only partly
-    /// (conservative: the later writer depends on it anyway). Untracked and empty views find nothing.
-    /// Throws InvalidTensor for a view of more than kMaxTensorDims dimensions.
+    /// prepare: normalises an access of `view` with `direction` into `out` (inactive for an untracked or
+    /// empty view). Throws InvalidTensor for a tracked view of more than kMaxTensorDims dimensions.
+    void prepare(const TensorView& view, Direction direction, Access& out) const;
+
+    /// find_producers: appends to `out` the tasks the access must wait for: In -> overlapping writers
+    /// (RAW); Out -> overlapping writers and readers (WAW, WAR); InOut -> both. Ignores entries of tasks
+    /// below `retired_before` (and drops those it meets). May append an id more than once, and may report
+    /// a writer whose overlapping part a later write replaced only partly (conservative: the later writer
+    /// depends on it anyway). Notes in `access` what the lookup saw, which lets try_record skip work. An
+    /// inactive access finds nothing.
+    void find_producers(Access& access, TaskId retired_before, std::vector<TaskId>& out);
+
+    /// try_record: records that `task` performs the access, after find_producers for it (and for the
+    /// task's other accesses; without a lookup it is still correct, only slower). A write (Out, InOut)
+    /// supersedes the entries it provably covers (view_covers), which the new entry stands in for; partly
+    /// covered entries stay. Returns false, recording nothing, when no entry is free even after reclaiming
+    /// entries of tasks below `retired_before`; the caller then waits for retirement and retries. An inactive
+    /// access records nothing and returns true. Throws InvalidArgument for an invalid `task`.
+    bool try_record(const Access& access, TaskId task, TaskId retired_before);
+
+    /// find_producers / try_record on a view: prepare, then the call above (two normalisations when both
+    /// are used for one access; the scope layer prepares once).
     void find_producers(const TensorView& view, Direction direction, TaskId retired_before,
                         std::vector<TaskId>& out);
-
-    /// try_record: records that `task` accesses `view`, after find_producers for the same access. A write
-    /// (Out, InOut) supersedes the entries it provably covers (view_covers), which the new entry stands in
-    /// for; partly covered entries stay. Returns false, recording nothing, when no entry is free even after
-    /// reclaiming entries of tasks below `retired_before`; the caller then waits for retirement and retries.
-    /// Untracked and empty views record nothing and return true. Throws InvalidArgument for an invalid
-    /// `task`, InvalidTensor for a view of more than kMaxTensorDims dimensions.
     bool try_record(const TensorView& view, Direction direction, TaskId task, TaskId retired_before);
 
-    /// clear: forgets every entry (at the end of a run). O(live entries).
+    /// clear: forgets every entry (at the end of a run). O(live entries), a few nanoseconds each.
     void clear();
 
     /// live_entries: entries in use, including those of retired tasks not yet reclaimed; superseded
