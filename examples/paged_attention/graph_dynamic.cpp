@@ -1,13 +1,13 @@
 // Schemes A and B of the paged-attention graph (SPEC §6.2): one scope per (sequence, q-head tile), four
 // kernels per group of n_unroll KV blocks. Both submit the same tasks with the same tensors; A states the
-// chain by hand in a MANUAL scope, B lets the tensormap discover it in an AUTO scope.
+// chain by hand in a MANUAL scope, B lets the tensormap discover it in an AUTO scope. build() also
+// dispatches schemes C and D to graph_static.cpp.
 #include "pto/examples/paged_attention.h"
 
 #include <algorithm>
 #include <bit>
-#include <string>
 
-#include "pto/runtime/detail/throw.h"
+#include "problem_impl.h"
 
 namespace pto::examples::paged_attention {
 namespace {
@@ -88,16 +88,24 @@ void build(const Problem& problem, Scheme scheme) {
             build_all<false>(problem);
             return;
         case Scheme::StaticManual:
+            build_static(problem, *problem.impl_->templates, true);
+            return;
         case Scheme::StaticTensormap:
-            break;
+            build_static(problem, *problem.impl_->templates, false);
+            return;
     }
-    detail::throw_error(ErrorCode::InvalidArgument,
-                        "paged attention: scheme " + std::string(1, letter(scheme)) + " (" +
-                            std::string(to_string(scheme)) +
-                            ") is not built yet; use manual (A) or tensormap (B)");
 }
 
-bool supports(Scheme scheme) { return scheme == Scheme::Manual || scheme == Scheme::Tensormap; }
+bool supports(Scheme scheme) {
+    switch (scheme) {
+        case Scheme::Manual:
+        case Scheme::Tensormap:
+        case Scheme::StaticManual:
+        case Scheme::StaticTensormap:
+            return true;
+    }
+    return false;
+}
 
 void fit_whole_graph(RuntimeConfig& cfg, const Shape& shape) {
     shape.validate();

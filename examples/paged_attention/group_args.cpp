@@ -1,6 +1,6 @@
 // The per-group description every scheme shares: which scope and group a task belongs to, the scope's
 // scratch allocation, and the exact tensors (with directions) and scalars each of the four kernels takes.
-#include "pto/examples/paged_attention.h"
+#include "group_views.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,20 +11,11 @@ namespace {
 // Alignment of every heap-ring buffer (runtime/src/heap_ring.h); scratch_bytes rounds each tensor up to it.
 constexpr std::uint64_t kHeapAlignment = 64;
 
-TensorView group_slice(const TensorView& per_group, std::uint32_t g) {
-    return per_group.slice(0, g, 1);
-}
-
-TensorView query_tile(const Problem& p, const ScopeDesc& s) {
-    const std::uint32_t q = p.shape().q_tile();
-    return p.query().slice(0, s.batch, 1).slice(1, s.head_tile * q, q);  // [1, q_tile, head_dim]
-}
-
-TensorView cache_head(const TensorView& cache, const ScopeDesc& s) {
-    return cache.slice(2, s.kv_head, 1);  // [pages, block_size, 1, head_dim]
-}
-
 }  // namespace
+
+float softmax_scale(const Shape& shape) {
+    return 1.0f / std::sqrt(static_cast<float>(shape.head_dim));
+}
 
 ScopeDesc scope_desc(const Shape& shape, std::uint32_t batch, std::uint32_t head_tile) {
     const std::uint32_t first_head = head_tile * shape.q_tile();
@@ -77,7 +68,7 @@ void qk_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t,
                     Args& args) {
     args.input(query_tile(p, s))
         .input(cache_head(p.key_cache(), s))
-        .input(p.block_table().slice(0, s.batch, 1))
+        .input(table_row(p, s))
         .output(group_slice(t.sij, g.group))
         .scalar(g.first_block)
         .scalar(g.block_count)
@@ -85,7 +76,7 @@ void qk_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t,
 }
 
 void softmax_prepare_args(const Problem& p, const ScopeTensors& t, const GroupDesc& g, Args& args) {
-    const float scale = 1.0f / std::sqrt(static_cast<float>(p.shape().head_dim));
+    const float scale = softmax_scale(p.shape());
     args.input(group_slice(t.sij, g.group))
         .output(group_slice(t.pij, g.group))
         .output(group_slice(t.mi, g.group))
@@ -98,7 +89,7 @@ void pv_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t,
                     Args& args) {
     args.input(group_slice(t.pij, g.group))
         .input(cache_head(p.value_cache(), s))
-        .input(p.block_table().slice(0, s.batch, 1))
+        .input(table_row(p, s))
         .output(group_slice(t.oi_new, g.group))
         .scalar(g.first_block)
         .scalar(g.block_count)
@@ -115,10 +106,7 @@ void online_update_args(const Problem& p, const ScopeDesc& s, const ScopeTensors
         args.output(t.m_run).output(t.l_run).output(t.oi);
     else
         args.inout(t.m_run).inout(t.l_run).inout(t.oi);
-    if (g.is_last) {
-        const std::uint32_t q = p.shape().q_tile();
-        args.output(p.out().slice(0, s.batch, 1).slice(1, s.head_tile * q, q));
-    }
+    if (g.is_last) args.output(out_tile(p, s));
     args.scalar(static_cast<std::uint32_t>(g.is_first)).scalar(static_cast<std::uint32_t>(g.is_last));
 }
 

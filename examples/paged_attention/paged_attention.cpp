@@ -1,6 +1,7 @@
-// The `paged_attention` program: builds the unrolled paged-attention graph (SPEC §6.2) in schemes A and B,
-// runs it on the chosen executor, and prints per scheme the task and edge counts and, in compute mode, the
-// golden verdict. Exit status: 0 fine, 1 a golden mismatch or failed run, 2 bad options.
+// The `paged_attention` program: builds the unrolled paged-attention graph (SPEC §6.2) in schemes A-D,
+// runs it on the chosen executor, and prints per scheme the task and edge counts, the orchestration time
+// per kernel launch and, in compute mode, the golden verdict. Exit status: 0 fine, 1 a golden mismatch or
+// failed run, 2 bad options.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -41,13 +42,11 @@ struct UsageError {
 };
 
 std::vector<Scheme> parse_modes(const std::string& mode) {
-    if (mode == "all") return {Scheme::Manual, Scheme::Tensormap};
+    if (mode == "all") return {std::begin(pto::examples::kAllSchemes), std::end(pto::examples::kAllSchemes)};
     const auto s = pto::examples::parse_scheme(mode);
-    if (!s) throw UsageError{"--mode: unknown scheme '" + mode + "' (manual|tensormap|A|B|all)"};
-    if (*s != Scheme::Manual && *s != Scheme::Tensormap)
-        throw UsageError{"--mode " + mode +
-                         ": schemes C and D (static templates) are not available for paged "
-                         "attention yet; use manual, tensormap, A, B or all"};
+    if (!s)
+        throw UsageError{"--mode: unknown scheme '" + mode +
+                         "' (manual|tensormap|static-manual|static-tensormap|A|B|C|D|all)"};
     return {*s};
 }
 
@@ -147,9 +146,9 @@ int run(const Options& o, const std::vector<Scheme>& schemes, pto::Executor exec
     pto::Orchestrator orchestrator(rt);
     print_shape(shape, cfg);
 
-    std::printf("%-6s %-10s %12s %15s %9s %12s %15s %9s %9s  %s\n", "scheme", "mode", "kernel_tasks",
+    std::printf("%-6s %-16s %12s %15s %9s %12s %15s %9s %9s %8s  %s\n", "scheme", "mode", "kernel_tasks",
                 "framework_tasks", "subtasks", "kernel_edges", "framework_edges", "orch_ms", "e2e_ms",
-                "golden");
+                "ns/task", "golden");
     int status = 0;
     for (Scheme scheme : schemes) {
         // Repetitions: the reported times are the medians; counts and golden come from the last run.
@@ -174,12 +173,12 @@ int run(const Options& o, const std::vector<Scheme>& schemes, pto::Executor exec
             if (!golden->ok) status = 1;
         }
         std::printf(
-            "%-6c %-10s %12llu %15llu %9llu %12llu %15llu %9.3f %9.3f  %s\n", letter(scheme),
+            "%-6c %-16s %12llu %15llu %9llu %12llu %15llu %9.3f %9.3f %8.1f  %s\n", letter(scheme),
             std::string(to_string(scheme)).c_str(), static_cast<unsigned long long>(report.kernel_tasks),
             static_cast<unsigned long long>(report.framework_tasks),
             static_cast<unsigned long long>(report.subtasks), static_cast<unsigned long long>(c.kernel_edges),
             static_cast<unsigned long long>(c.framework_edges), median_ms(orch_ns), median_ms(e2e_ns),
-            verdict.c_str());
+            median_ms(orch_ns) * 1e6 / static_cast<double>(report.kernel_tasks), verdict.c_str());
         if (golden && !golden->ok)
             std::printf(
                 "       first bad element %lld; golden and actual written to %s.{golden,actual}.txt\n",
@@ -203,10 +202,13 @@ int run(const Options& o, const std::vector<Scheme>& schemes, pto::Executor exec
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"Paged attention (unrolled, SPEC §6.2): schemes A (manual scope) and B (tensormap)",
-                 "paged_attention"};
+    CLI::App app{
+        "Paged attention (unrolled, SPEC §6.2): schemes A (manual scope), B (tensormap), C (static "
+        "templates, manual boundaries) and D (static templates, tensormap boundaries)",
+        "paged_attention"};
     Options o;
-    app.add_option("--mode", o.mode, "manual|tensormap|A|B|all (C and D: not yet)")->capture_default_str();
+    app.add_option("--mode", o.mode, "manual|tensormap|static-manual|static-tensormap|A|B|C|D|all")
+        ->capture_default_str();
     app.add_option("--executor", o.executor, "instant|timed|compute")->capture_default_str();
     app.add_option("--case", o.case_name, "case1 (SPEC Case1) or compute (reduced); default by executor");
     app.add_option("--batch", o.batch, "sequences");

@@ -1,6 +1,6 @@
 // Problem: the buffers of one decode step, either fake addresses (full-size graphs for the instant and
 // timed executors) or host memory filled with deterministic data and a shuffled block table (compute).
-#include "pto/examples/paged_attention.h"
+#include "problem_impl.h"
 
 #include <limits>
 #include <string>
@@ -45,16 +45,6 @@ Sizes sizes_of(const Shape& s, std::uint32_t pages) {
 }
 
 }  // namespace
-
-struct Problem::Impl {
-    Shape shape;
-    Memory memory;
-    std::uint32_t pages = 0;
-    std::unique_ptr<VirtualAddressSpace> space;  // Virtual
-    std::vector<float> query, key, value, out;   // Real
-    std::vector<std::int32_t> table;             // Real
-    TensorView query_view, key_view, value_view, table_view, out_view;
-};
 
 Problem::Problem(Shape shape, Memory memory, std::uint64_t seed) : impl_(std::make_unique<Impl>()) {
     shape.validate();
@@ -120,6 +110,7 @@ Problem::Problem(Shape shape, Memory memory, std::uint64_t seed) : impl_(std::ma
         TensorView::contiguous(v, s.dtype, {m.pages, s.block_size, s.kv_head_num, s.head_dim}).untracked();
     m.table_view = TensorView::contiguous(t, DataType::I32, {s.batch, s.max_blocks_per_seq()}).untracked();
     m.out_view = TensorView::contiguous(o, s.dtype, {s.batch, s.num_heads, s.head_dim});
+    m.templates = make_group_templates(s);
 }
 
 Problem::~Problem() = default;

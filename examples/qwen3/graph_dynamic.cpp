@@ -1,6 +1,7 @@
 // Schemes A and B of the Qwen3 decode layer (SPEC §6.1): the same submission loop, once with
 // PTO2_SCOPE(MANUAL) and the rule's explicit edges, once with PTO2_SCOPE() and edges discovered from the
 // tensors of launch_args.h. Scope 1 per tile, Scope 2 per batch row, Scope 3 per tile, in that order.
+// Also DecodeGraph itself (construction, scheme dispatch); C and D live in graph_static.cpp.
 //
 //   Scope 1, tile t              Scope 2, row b of tile t = b / 16       Scope 3, tile t
 //   rmsnorm                      rope_kv_cache <- qk_norm(t), all v(t)   out_proj[j] <- online of t's rows
@@ -9,12 +10,11 @@
 //   v_proj[i] <- rmsnorm           softmax[i] <- qk[i]                   silu[i] <- gate[i], up[i]
 //   qk_norm <- all q, all k        sv[i] <- rope, softmax[i]             down[j] <- all silu
 //                                  online[i] <- sv[i], softmax[i]        down_res[j] <- down[j], out_proj[j]
-#include <array>
-#include <initializer_list>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "decode_graph_state.h"
 #include "launch_args.h"
 #include "pto/examples/qwen3.h"
 #include "pto/runtime/detail/throw.h"
@@ -22,49 +22,18 @@
 
 namespace pto::examples::qwen3 {
 
-struct DecodeGraph::State {
-    const Problem* problem;
-    SpmdTier tier;
-    std::array<FuncId, kFuncIdCount> funcs{};
-    bool manual = false;
-
-    // Launch lists per operator (single-chunk operators have one launch of one block).
-    std::array<std::vector<Launch>, kOpCount> launches;
-
-    // Ids that later scopes depend on (manual scheme), preallocated so submit never allocates.
-    std::vector<TaskId> qk_deps;    // q_proj then k_proj launches of the current tile (qk_norm's producers)
-    std::vector<TaskId> rope_deps;  // per tile: qk_norm, then every v_proj launch
-    std::vector<TaskId> online;     // per row: every online_softmax launch; a tile's rows are contiguous
-    std::vector<TaskId> out_proj;   // current tile's out_proj_residual launches
-    std::vector<TaskId> silu;       // current tile's silu launches
-
-    [[nodiscard]] const std::vector<Launch>& of(Op op) const {
-        return launches[static_cast<std::size_t>(op)];
+TaskId DecodeGraph::State::submit_op(Op op, Args& a, std::span<const TaskId> deps) const {
+    if (manual && !deps.empty()) a.set_dependencies(deps);
+    const FuncId f = funcs[func_id(op).value];
+    switch (op_info(op).core) {
+        case CoreType::AIC:
+            return submit_aic(f, a).task_id();
+        case CoreType::AIV:
+            return submit_aiv(f, a).task_id();
+        default:
+            return submit_mix(f, funcs[func_id(op, 1).value], funcs[func_id(op, 2).value], a).task_id();
     }
-    [[nodiscard]] std::size_t rope_stride() const { return 1 + of(Op::VProj).size(); }
-
-    /// submit_op: one launch. Only the manual scheme names producers; the tensormap scheme never calls
-    /// set_dependencies, so each of its edges comes from the views in `a`.
-    TaskId submit_op(Op op, Args& a, std::span<const TaskId> deps) const {
-        if (manual && !deps.empty()) a.set_dependencies(deps);
-        const FuncId f = funcs[func_id(op).value];
-        switch (op_info(op).core) {
-            case CoreType::AIC:
-                return submit_aic(f, a).task_id();
-            case CoreType::AIV:
-                return submit_aiv(f, a).task_id();
-            default:
-                return submit_mix(f, funcs[func_id(op, 1).value], funcs[func_id(op, 2).value], a).task_id();
-        }
-    }
-    TaskId submit_op(Op op, Args& a, std::initializer_list<TaskId> deps) const {
-        return submit_op(op, a, std::span<const TaskId>(deps.begin(), deps.size()));
-    }
-
-    void scope1_tile(std::uint32_t tile);
-    void scope2_row(std::uint32_t row);
-    void scope3_tile(std::uint32_t tile);
-};
+}
 
 namespace {
 
@@ -117,8 +86,7 @@ void DecodeGraph::State::scope2_row(std::uint32_t row) {
     const std::uint32_t tile = row / p.shapes().tile_rows;
     Args ra;
     rope_kv_cache_args(p, row, ra);
-    const TaskId rope = submit_op(
-        Op::RopeKvCache, ra, std::span<const TaskId>(rope_deps.data() + tile * rope_stride(), rope_stride()));
+    const TaskId rope = submit_op(Op::RopeKvCache, ra, tile_rope_deps(tile));
 
     const std::vector<Launch>& att = of(Op::QkMatmul);
     TaskId* online_ids = online.data() + static_cast<std::size_t>(row) * att.size();
@@ -140,11 +108,8 @@ void DecodeGraph::State::scope2_row(std::uint32_t row) {
 
 void DecodeGraph::State::scope3_tile(std::uint32_t tile) {
     const Problem& p = *problem;
-    const Shapes& s = p.shapes();
     // Every online_softmax launch of every valid row of the tile: contiguous in `online`.
-    const std::size_t per_row = of(Op::OnlineSoftmax).size();
-    const std::span<const TaskId> attention(
-        online.data() + static_cast<std::size_t>(tile) * s.tile_rows * per_row, s.valid_rows(tile) * per_row);
+    const std::span<const TaskId> attention = tile_online(tile);
 
     const std::vector<Launch>& outs = of(Op::OutProjResidual);
     for (std::size_t j = 0; j < outs.size(); ++j) {
@@ -199,18 +164,12 @@ DecodeGraph::DecodeGraph(const Problem& problem, SpmdTier tier, std::uint16_t fi
     // The pairings the emission order relies on: same-index launches cover the same chunks.
     PTO_ASSERT(st.of(Op::KProj).size() == st.of(Op::VProj).size(), "k and v launches pair up");
     PTO_ASSERT(st.of(Op::OutProjResidual).size() == st.of(Op::DownProjResidual).size(), "out/down pair up");
+    st.bodies = make_static_bodies(st);
 }
 
 DecodeGraph::~DecodeGraph() = default;
 
 void DecodeGraph::submit(Scheme scheme) {
-    if (scheme != Scheme::Manual && scheme != Scheme::Tensormap)
-        detail::throw_error(
-            ErrorCode::InvalidArgument,
-            "qwen3 DecodeGraph::submit: scheme " + std::string(1, letter(scheme)) + " (" +
-                std::string(to_string(scheme)) +
-                ") is built from static templates, which this dynamic builder does not do; use "
-                "scheme A (manual) or B (tensormap)");
     State& st = *state_;
     // Fake addresses are PROT_NONE: the first compute kernel would crash instead of failing cleanly.
     if (current_runtime().config().executor == Executor::Compute && !st.problem->has_memory())
@@ -218,7 +177,11 @@ void DecodeGraph::submit(Scheme scheme) {
             ErrorCode::InvalidArgument,
             "qwen3 DecodeGraph::submit: the compute executor runs the kernels on the tensors, but "
             "this problem has fake addresses; use Problem::with_memory (e.g. Shapes::reduced())");
-    st.manual = scheme == Scheme::Manual;
+    st.manual = scheme == Scheme::Manual || scheme == Scheme::StaticManual;
+    if (scheme == Scheme::StaticManual || scheme == Scheme::StaticTensormap) {
+        submit_static(st, st.manual);
+        return;
+    }
     const Shapes& s = st.problem->shapes();
     // One scope per tile / row and none around them: a scope's tasks cannot retire before it ends, so
     // the largest scope (Scope 3 at non-spmd, 223 launches) bounds the window the graph needs.
@@ -240,9 +203,25 @@ LaunchCounts DecodeGraph::counts() const {
     return expected_launches(state_->problem->shapes(), state_->tier);
 }
 
-bool supports(Scheme scheme) { return scheme == Scheme::Manual || scheme == Scheme::Tensormap; }
+bool supports(Scheme scheme) {
+    switch (scheme) {
+        case Scheme::Manual:
+        case Scheme::Tensormap:
+        case Scheme::StaticManual:
+        case Scheme::StaticTensormap:
+            return true;
+    }
+    return false;
+}
 
 void build(const Problem& problem, Scheme scheme, SpmdTier tier, std::uint16_t first_func) {
+    // A temporary graph dies before the run ends, while static instances still point at its templates.
+    if (scheme == Scheme::StaticManual || scheme == Scheme::StaticTensormap)
+        detail::throw_error(ErrorCode::InvalidArgument,
+                            "qwen3 build: scheme " + std::string(1, letter(scheme)) + " (" +
+                                std::string(to_string(scheme)) +
+                                ") instantiates templates that must outlive the run; construct a DecodeGraph "
+                                "before pto::run and call DecodeGraph::submit");
     DecodeGraph(problem, tier, first_func).submit(scheme);
 }
 

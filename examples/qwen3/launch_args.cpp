@@ -1,5 +1,6 @@
 // Views and scalars of every launch (the table in launch_args.h). Slicing is metadata only; every view
 // here is exactly the region the kernel touches, which is what makes discovered edges equal the rules.
+// graph_static.cpp binds the same views from the same helpers (a test compares them launch by launch).
 #include "launch_args.h"
 
 #include <string>
@@ -9,38 +10,17 @@
 namespace pto::examples::qwen3 {
 namespace {
 
-/// narrow: v restricted to [start, start + length) along `dim`. TensorView::slice without its range
-/// check, which is out of line: every range here follows from validated Shapes (asserted in debug
-/// builds), and views are built per launch, on the orchestration path this graph measures.
-inline TensorView narrow(TensorView v, int dim, std::uint32_t start, std::uint32_t length) {
-    PTO_ASSERT(static_cast<std::uint64_t>(start) + length <= v.shape[dim], "launch view inside its tensor");
-    v.offset += static_cast<std::int64_t>(start) * v.strides[dim];
-    v.shape[dim] = length;
-    return v;
-}
-
 TensorView tile_view(const Problem& p, const TensorView& v, std::uint32_t tile) {
-    const Shapes& s = p.shapes();
-    return narrow(v, 0, tile * s.tile_rows, s.valid_rows(tile));
-}
-
-/// cols: the launch's column range of a [rows, n] view, chunks of c columns.
-TensorView cols(const TensorView& v, std::uint32_t c, Launch l) {
-    return narrow(v, 1, l.chunk_base * c, l.block_num * c);
+    return qwen3::tile_view(p.shapes(), v, tile);
 }
 
 /// heads: row b of a [B, heads, ...] view, restricted to the launch's head range (c heads per chunk).
 TensorView heads(const TensorView& v, std::uint32_t row, std::uint32_t c, Launch l) {
-    return narrow(narrow(v, 0, row, 1), 1, l.chunk_base * c, l.block_num * c);
+    return qwen3::heads(row_view(v, row), c, l);
 }
 
 std::uint32_t blocks(const Shapes& s, std::uint32_t row) {
-    return (s.context_len(row) + s.kv_block - 1) / s.kv_block;
-}
-
-/// kv_heads_per_chunk: attention chunks are head groups; q heads c*g .. map to KV heads c*g/group.
-std::uint32_t kv_per_chunk(const Shapes& s) {
-    return s.kv_heads / op_info(Op::QkMatmul).chunks;
+    return kv_blocks(s, row);
 }
 
 }  // namespace

@@ -1,14 +1,59 @@
 // The arguments of every kernel launch of the layer: which views of which tensors a launch reads and
-// writes, and its scalars. The one description both the dynamic graph (graph_dynamic.cpp) and a static
-// template version bind, and the contract the CPU kernels (kernels_cpu.cpp) read.
+// writes, and its scalars. The one description the dynamic graph (graph_dynamic.cpp) submits and the
+// static templates (graph_static.cpp) bind, and the contract the CPU kernels (kernels_cpu.cpp) read.
 #pragma once
 
 #include <cstdint>
 
 #include "pto/examples/qwen3.h"
+#include "pto/runtime/detail/throw.h"
 #include "pto/scope/args.h"
 
 namespace pto::examples::qwen3 {
+
+// ---- View helpers (shared by the Args builders below and the static templates' bindings) ----------------
+// Inline: views are built per launch on the orchestration path both graph versions measure.
+
+/// narrow: v restricted to [start, start + length) along `dim`. TensorView::slice without its range
+/// check, which is out of line: every range here follows from validated Shapes (asserted in debug builds).
+inline TensorView narrow(TensorView v, int dim, std::uint32_t start, std::uint32_t length) {
+    PTO_ASSERT(static_cast<std::uint64_t>(start) + length <= v.shape[dim], "launch view inside its tensor");
+    v.offset += static_cast<std::int64_t>(start) * v.strides[dim];
+    v.shape[dim] = length;
+    return v;
+}
+
+/// tile_view: the valid rows of tile `tile` of a [B, ...] view (10 rows in the last tile at full size).
+inline TensorView tile_view(const Shapes& s, const TensorView& v, std::uint32_t tile) {
+    return narrow(v, 0, tile * s.tile_rows, s.valid_rows(tile));
+}
+
+/// cols: the launch's column range of a [rows, n] view, chunks of c columns.
+inline TensorView cols(const TensorView& v, std::uint32_t c, Launch l) {
+    return narrow(v, 1, l.chunk_base * c, l.block_num * c);
+}
+
+/// row_view: batch row `row` of a [B, ...] view.
+inline TensorView row_view(const TensorView& v, std::uint32_t row) {
+    return narrow(v, 0, row, 1);
+}
+
+/// heads: dimension 1 of a row view restricted to the launch's head range (c heads per chunk).
+inline TensorView heads(const TensorView& row, std::uint32_t c, Launch l) {
+    return narrow(row, 1, l.chunk_base * c, l.block_num * c);
+}
+
+/// kv_blocks: softmax blocks of row `row` (what online_softmax combines).
+inline std::uint32_t kv_blocks(const Shapes& s, std::uint32_t row) {
+    return (s.context_len(row) + s.kv_block - 1) / s.kv_block;
+}
+
+/// kv_per_chunk: attention chunks are head groups; q heads c*g .. map to KV heads c*g/group.
+inline std::uint32_t kv_per_chunk(const Shapes& s) {
+    return s.kv_heads / op_info(Op::QkMatmul).chunks;
+}
+
+// ---- Launch arguments ------------------------------------------------------------------------------------
 
 /// Each function appends one launch's tensors (in the order below), its scalars (scalar 0 is always
 /// chunk_base) and its block_num to `a`; dependencies are the caller's business. `index` is the tile

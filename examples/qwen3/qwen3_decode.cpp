@@ -1,6 +1,7 @@
-// qwen3_decode: builds the Qwen3-14B decode layer (SPEC §6.1) per SPMD tier and scheme, runs it on the
-// chosen executor and prints launches, framework tasks, subtasks, edges and, in compute mode, the golden
-// verdict. Full shapes at fake addresses for instant/timed; reduced shapes in memory for compute.
+// qwen3_decode: builds the Qwen3-14B decode layer (SPEC §6.1) per SPMD tier and scheme (A-D), runs it on
+// the chosen executor and prints launches, framework tasks, subtasks, edges, orchestration time per launch
+// and, in compute mode, the golden verdict. Full shapes at fake addresses for instant/timed; reduced shapes
+// in memory for compute.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -43,6 +44,15 @@ std::string shapes_line(const q3::Shapes& s, bool memory) {
            ", context <= " + std::to_string(s.max_context) + (memory ? ", real memory" : ", fake addresses");
 }
 
+/// same_tasks: the same task kinds, cores, block_nums and kernels in the same submission order.
+bool same_tasks(const std::vector<pto::RecordedTask>& a, const std::vector<pto::RecordedTask>& b) {
+    return std::equal(
+        a.begin(), a.end(), b.begin(), b.end(), [](const pto::RecordedTask& x, const pto::RecordedTask& y) {
+            return x.kind == y.kind && x.core == y.core && x.block_num == y.block_num &&
+                   x.funcs[0] == y.funcs[0] && x.funcs[1] == y.funcs[1] && x.funcs[2] == y.funcs[2];
+        });
+}
+
 double median(std::vector<std::int64_t> v) {
     std::sort(v.begin(), v.end());
     return static_cast<double>(v[v.size() / 2]);
@@ -52,14 +62,15 @@ double median(std::vector<std::int64_t> v) {
 
 int main(int argc, char** argv) {
     CLI::App app{
-        "Qwen3-14B decode layer (SPEC 6.1): schemes A (manual) and B (tensormap) at five SPMD tiers"};
+        "Qwen3-14B decode layer (SPEC 6.1): schemes A (manual), B (tensormap), C (static-manual) and D "
+        "(static-tensormap) at five SPMD tiers"};
     Options opt;
     app.add_flag("--non-spmd", opt.tier_flags[0], "tier 0: one launch per chunk");
     app.add_flag("--spmd-2", opt.tier_flags[1], "tier 1: SPMD width 2");
     app.add_flag("--spmd-4", opt.tier_flags[2], "tier 2: SPMD width 4");
     app.add_flag("--spmd-8", opt.tier_flags[3], "tier 3: SPMD width 8");
     app.add_flag("--all-spmd", opt.tier_flags[4], "tier 4: one launch per operator (no tier flag: all five)");
-    app.add_option("--mode", opt.mode, "manual|tensormap|A|B|all (C and D: static templates, not yet)");
+    app.add_option("--mode", opt.mode, "manual|tensormap|static-manual|static-tensormap|A|B|C|D|all");
     app.add_option("--executor", opt.executor, "instant|timed|compute");
     app.add_flag(
         "--concurrent", opt.concurrent,
@@ -79,16 +90,14 @@ int main(int argc, char** argv) {
 
     std::vector<Scheme> schemes;
     if (opt.mode == "all") {
-        schemes = {Scheme::Manual, Scheme::Tensormap};
+        schemes.assign(std::begin(pto::examples::kAllSchemes), std::end(pto::examples::kAllSchemes));
     } else if (const auto s = pto::examples::parse_scheme(opt.mode)) {
-        if (*s != Scheme::Manual && *s != Scheme::Tensormap)
-            return usage_error(app, "scheme " + std::string(1, pto::examples::letter(*s)) + " (" +
-                                        std::string(pto::examples::to_string(*s)) +
-                                        ") is built from static templates, which are not implemented yet; "
-                                        "use --mode manual, tensormap, A, B or all");
         schemes = {*s};
     } else {
-        return usage_error(app, "--mode must be manual, tensormap, A, B or all, not '" + opt.mode + "'");
+        return usage_error(app,
+                           "--mode must be manual, tensormap, static-manual, static-tensormap, A, B, C, D "
+                           "or all, not '" +
+                               opt.mode + "'");
     }
     pto::RuntimeConfig cfg;
     if (opt.executor == "instant")
@@ -124,13 +133,15 @@ int main(int argc, char** argv) {
         std::printf("Qwen3-14B decode layer: %s\nexecutor %s, %s orchestration\n\n",
                     shapes_line(problem.shapes(), compute).c_str(), opt.executor.c_str(),
                     opt.concurrent ? "concurrent" : "serial");
-        std::printf("%-9s %-6s %-24s %9s %8s %12s %15s %8s %9s%s\n", "tier", "scheme", "launches (S1/S2/S3)",
-                    "framework", "subtasks", "kernel-edges", "framework-edges", "orch-ms", "e2e-ms",
-                    compute ? "  golden" : "");
+        std::printf("%-9s %-6s %-24s %9s %8s %12s %15s %8s %9s %8s%s\n", "tier", "scheme",
+                    "launches (S1/S2/S3)", "framework", "subtasks", "kernel-edges", "framework-edges",
+                    "orch-ms", "e2e-ms", "ns/task", compute ? "  golden" : "");
         bool all_ok = true;
         for (SpmdTier tier : tiers) {
             q3::DecodeGraph graph(problem, tier);
             std::optional<std::vector<std::pair<std::uint32_t, std::uint32_t>>> first_edges;
+            std::optional<std::vector<pto::RecordedTask>> first_tasks;
+            char first_letter = 'A';
             for (Scheme scheme : schemes) {
                 // Each repetition is a whole run; the last one's graph and outputs are checked.
                 std::vector<std::int64_t> orch_ns, e2e_ns;
@@ -152,24 +163,28 @@ int main(int argc, char** argv) {
                     verdict = g.summary();
                     all_ok = all_ok && g.ok;
                 }
-                // Serial runs keep every discovered edge, so A and B must agree exactly (SPEC §6.1).
+                // Serial runs keep every discovered edge, so all four schemes must agree exactly (SPEC
+                // §6.1): the same launches in the same order and the same kernel edges.
                 const auto edges = q3::kernel_edges(rt.graph());
                 if (!first_edges) {
                     first_edges = edges;
+                    first_tasks = rt.graph().tasks;
+                    first_letter = pto::examples::letter(scheme);
                 } else if (!opt.concurrent) {
-                    const bool same = edges == *first_edges;
+                    const bool same = edges == *first_edges && same_tasks(rt.graph().tasks, *first_tasks);
                     verdict += std::string(verdict.empty() ? "" : "; ") +
-                               (same ? "edges == A" : "EDGES DIFFER FROM A");
+                               (same ? "graph == " : "GRAPH DIFFERS FROM ") + first_letter;
                     all_ok = all_ok && same;
                 }
-                std::printf("%-9s %-6c %-24s %9llu %8llu %12llu %15llu %8.2f %9.2f%s%s\n",
+                std::printf("%-9s %-6c %-24s %9llu %8llu %12llu %15llu %8.2f %9.2f %8.1f%s%s\n",
                             std::string(pto::examples::to_string(tier)).c_str(),
                             pto::examples::letter(scheme), launches.c_str(),
                             static_cast<unsigned long long>(c.framework_tasks),
                             static_cast<unsigned long long>(c.subtasks),
                             static_cast<unsigned long long>(c.kernel_edges),
                             static_cast<unsigned long long>(c.framework_edges), median(orch_ns) / 1e6,
-                            median(e2e_ns) / 1e6, verdict.empty() ? "" : "  ", verdict.c_str());
+                            median(e2e_ns) / 1e6, median(orch_ns) / static_cast<double>(c.launches),
+                            verdict.empty() ? "" : "  ", verdict.c_str());
             }
         }
         return all_ok ? 0 : 1;

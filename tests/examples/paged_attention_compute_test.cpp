@@ -1,6 +1,7 @@
-// SPEC §6.2, conformance: the compute mode of paged attention. Schemes A and B run the real CPU kernels
-// (several groups per sequence, varied context lengths) and must match the dense golden, also with random
-// delays before each kernel; a mismatch writes both tensors with a readable header.
+// SPEC §6.2, conformance: the compute mode of paged attention. All four schemes (A, B, and the static-
+// template schemes C and D) run the real CPU kernels (several groups per sequence, varied context lengths)
+// and must match the dense golden, also with random delays before each kernel; a mismatch writes both
+// tensors with a readable header.
 //
 //   QK(g) --> SF(g) --> PV(g) --> UP(g) --> UP(g+1) ... --> out      (one chain per sequence and head tile)
 #include <catch2/catch.hpp>
@@ -54,9 +55,9 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("compute mode matches the dense golden in schemes A and B",
+TEST_CASE("compute mode matches the dense golden in schemes A, B, C and D",
           "[examples][paged_attention][compute]") {
-    const Scheme scheme = GENERATE(Scheme::Manual, Scheme::Tensormap);
+    const Scheme scheme = GENERATE(from_range(std::begin(kAllSchemes), std::end(kAllSchemes)));
     Problem problem(compute_case(), Memory::Real, 7);
     REQUIRE(problem.shape().group_count() > problem.shape().scope_count());  // several groups per scope
     const ComputeRun r = run_compute(problem, scheme, 0.0, 1);
@@ -67,9 +68,9 @@ TEST_CASE("compute mode matches the dense golden in schemes A and B",
     CHECK(r.exactly_once.empty());
 }
 
-TEST_CASE("with random delays before every kernel both schemes still match the golden",
+TEST_CASE("with random delays before every kernel all four schemes still match the golden",
           "[examples][paged_attention][compute]") {
-    const Scheme scheme = GENERATE(Scheme::Manual, Scheme::Tensormap);
+    const Scheme scheme = GENERATE(from_range(std::begin(kAllSchemes), std::end(kAllSchemes)));
     const std::uint64_t seed = GENERATE(11u, 12u);
     Problem problem(compute_case(), Memory::Real, seed);
     const ComputeRun r = run_compute(problem, scheme, 0.5, seed);
@@ -85,7 +86,10 @@ TEST_CASE("one head tile per KV head and single-group sequences also match",
     s.n_unroll = 64;    // every sequence in one group: no online merge at all
     Problem problem(s, Memory::Real, 3);
     REQUIRE(problem.shape().group_count() == problem.shape().scope_count());
-    CHECK(run_compute(problem, Scheme::Tensormap, 0.0, 1).golden.ok);
+    for (Scheme scheme : kAllSchemes) {
+        INFO("scheme " << letter(scheme));
+        CHECK(run_compute(problem, scheme, 0.0, 1).golden.ok);
+    }
 }
 
 TEST_CASE("a golden mismatch writes golden and actual tensors with a readable header",

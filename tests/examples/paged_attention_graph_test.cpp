@@ -1,9 +1,11 @@
-// SPEC §6.2, conformance: the paged-attention graph's shape and counts (Case1: 1920 kernel launches), the
-// exact kernel-edge sets of schemes A and B, and that both order the kernel launches identically.
+// SPEC §5 and §6.2, conformance: the paged-attention graph's shape and counts (Case1: 1920 kernel
+// launches), the exact kernel-edge sets of schemes A and B, the static-template schemes C and D equal to
+// A and B exactly (tasks, order, kernel and framework edges), D's tensormap use limited to the declared
+// boundaries, and all four ordering the kernel launches identically.
 //
 //   per scope (sequence b, head tile t), groups g = 0..G-1:
-//     QK(g) --> SF(g) --> PV(g) --> UP(g) --> UP(g+1)        A: alloc --> UP(G-1)
-//                 \____ B only _____^                        B: alloc --> every kernel
+//     QK(g) --> SF(g) --> PV(g) --> UP(g) --> UP(g+1)        A, C: alloc --> UP(G-1)
+//                 \____ B, D only __^                        B, D: alloc --> every kernel
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -131,7 +133,8 @@ TEST_CASE("Case1 has 480 scopes of one group each: 1920 kernel launches and 480 
     CHECK(s.groups(0) == 1);
     CHECK(s.scope_count() == 480);
     CHECK(s.kernel_task_count() == 1920);
-    for (Scheme scheme : {Scheme::Manual, Scheme::Tensormap}) {
+    for (Scheme scheme : kAllSchemes) {
+        INFO("scheme " << letter(scheme));
         const Recorded r = record(s, scheme);
         CHECK(r.report.kernel_tasks == 1920);
         CHECK(r.report.framework_tasks == 480);
@@ -140,6 +143,8 @@ TEST_CASE("Case1 has 480 scopes of one group each: 1920 kernel launches and 480 
     }
     CHECK(expected_counts(s, Scheme::Manual).kernel_edges == 1440);
     CHECK(expected_counts(s, Scheme::Tensormap).kernel_edges == 1920);
+    CHECK(expected_counts(s, Scheme::StaticManual) == expected_counts(s, Scheme::Manual));
+    CHECK(expected_counts(s, Scheme::StaticTensormap) == expected_counts(s, Scheme::Tensormap));
 }
 
 TEST_CASE("scheme A carries exactly the group chain and one alloc edge per scope",
@@ -175,18 +180,66 @@ TEST_CASE("scheme B discovers A's edges plus softmax_prepare -> online_update, a
     CHECK(r.report.orchestrator.tensormap_lookups > 0);
 }
 
-TEST_CASE("schemes A and B order the kernel launches identically (same transitive closure)",
+TEST_CASE("scheme C builds exactly scheme A's graph and scheme D exactly scheme B's",
+          "[examples][paged_attention][static]") {
+    const Shape s = GENERATE(varied_shape(), case1());
+    INFO("batch " << s.batch << ", groups " << s.group_count());
+    for (const auto& [dynamic, fixed] : {std::pair{Scheme::Manual, Scheme::StaticManual},
+                                         std::pair{Scheme::Tensormap, Scheme::StaticTensormap}}) {
+        INFO("scheme " << letter(fixed) << " against " << letter(dynamic));
+        const Recorded want = record(s, dynamic);
+        const Recorded got = record(s, fixed);
+        REQUIRE(got.graph.tasks.size() == want.graph.tasks.size());
+        for (std::size_t i = 0; i < got.graph.tasks.size(); ++i) {
+            INFO("task " << i);
+            const RecordedTask& g = got.graph.tasks[i];
+            const RecordedTask& w = want.graph.tasks[i];
+            REQUIRE(g.kind == w.kind);
+            REQUIRE(g.core == w.core);
+            REQUIRE(g.block_num == w.block_num);
+            REQUIRE(g.funcs[0] == w.funcs[0]);
+        }
+        const auto [got_kernel, got_framework] = edges(got.graph);
+        const auto [want_kernel, want_framework] = edges(want.graph);
+        CHECK(got_kernel == want_kernel);
+        CHECK(got_framework == want_framework);
+        CHECK(count_graph(got.graph) == expected_counts(s, fixed));
+    }
+}
+
+TEST_CASE(
+    "scheme D looks up six boundary arguments per group and records only the running state and the output; "
+    "scheme C never touches the tensormap",
+    "[examples][paged_attention][static]") {
+    const Shape s = varied_shape();
+    const Recorded d = record(s, Scheme::StaticTensormap);
+    // QK's sij, SF's pij, PV's oi_new, UP's m_run, l_run and oi; records: the running state after every
+    // group but the last, the output after the last.
+    CHECK(d.report.orchestrator.tensormap_lookups == 6 * s.group_count());
+    CHECK(d.report.orchestrator.tensormap_inserts ==
+          3 * (s.group_count() - s.scope_count()) + s.scope_count());
+    const Recorded b = record(s, Scheme::Tensormap);
+    CHECK(b.report.orchestrator.tensormap_lookups > d.report.orchestrator.tensormap_lookups);
+    const Recorded c = record(s, Scheme::StaticManual);
+    CHECK(c.report.orchestrator.tensormap_lookups == 0);
+    CHECK(c.report.orchestrator.tensormap_inserts == 0);
+}
+
+TEST_CASE("schemes A, B, C and D order the kernel launches identically (same transitive closure)",
           "[examples][paged_attention]") {
     const Shape s = varied_shape();
     const Recorded a = record(s, Scheme::Manual);
-    const Recorded b = record(s, Scheme::Tensormap);
-    REQUIRE(a.graph.tasks.size() == b.graph.tasks.size());
-    for (std::size_t i = 0; i < a.graph.tasks.size(); ++i) {
-        REQUIRE(a.graph.tasks[i].kind == b.graph.tasks[i].kind);
-        REQUIRE(a.graph.tasks[i].funcs[0] == b.graph.tasks[i].funcs[0]);
-    }
     const auto ca = closure(a.graph);
-    CHECK(ca == closure(b.graph));
+    for (Scheme scheme : {Scheme::Tensormap, Scheme::StaticManual, Scheme::StaticTensormap}) {
+        INFO("scheme " << letter(scheme));
+        const Recorded other = record(s, scheme);
+        REQUIRE(a.graph.tasks.size() == other.graph.tasks.size());
+        for (std::size_t i = 0; i < a.graph.tasks.size(); ++i) {
+            REQUIRE(a.graph.tasks[i].kind == other.graph.tasks[i].kind);
+            REQUIRE(a.graph.tasks[i].funcs[0] == other.graph.tasks[i].funcs[0]);
+        }
+        CHECK(ca == closure(other.graph));
+    }
     // And the closure is not trivially full or empty: the last update of a scope follows all of its kernels,
     // and two scopes never order each other.
     const std::vector<ScopePositions> p = positions(s);
@@ -238,22 +291,18 @@ TEST_CASE("invalid shapes are rejected naming the field", "[examples][paged_atte
     CHECK_THROWS_WITH(Problem(case1(), Memory::Real), Catch::Contains("F32"));
 }
 
-TEST_CASE("the static schemes C and D are rejected until they exist and the runtime stays usable",
+TEST_CASE("build supports all four schemes and builds them one after another on one runtime",
           "[examples][paged_attention]") {
     RuntimeConfig cfg;
-    cfg.record_graph = true;
     Runtime rt(cfg);
     register_kernels(rt);
     const Problem problem(compute_case(), Memory::Virtual);
-    for (Scheme scheme : {Scheme::StaticManual, Scheme::StaticTensormap}) {
-        try {
-            pto::run(rt, [&] { build(problem, scheme); });
-            FAIL("build accepted scheme " << letter(scheme));
-        } catch (const Error& e) {
-            CHECK(e.code() == ErrorCode::InvalidArgument);
-            CHECK_THAT(std::string(e.message()), Catch::Contains(std::string(1, letter(scheme))));
+    for (int round = 0; round < 2; ++round)
+        for (Scheme scheme : kAllSchemes) {
+            INFO("round " << round << ", scheme " << letter(scheme));
+            CHECK(supports(scheme));
+            const RunReport report = pto::run(rt, [&] { build(problem, scheme); });
+            CHECK(report.ok());
+            CHECK(report.kernel_tasks == compute_case().kernel_task_count());
         }
-    }
-    const RunReport report = pto::run(rt, [&] { build(problem, Scheme::Manual); });
-    CHECK(report.kernel_tasks == compute_case().kernel_task_count());
 }

@@ -1,6 +1,8 @@
-// SPEC §6.1, conformance: the Qwen3-14B decode graph: launches per tier and scope, subtasks, the edge
-// rules (scheme A against an independent restatement of them) and scheme B's discovered edges equal to
-// scheme A's at every tier; the graph fits a small window in concurrent mode; schemes C and D rejected.
+// SPEC §5 and §6.1, conformance: the Qwen3-14B decode graph: launches per tier and scope, subtasks, the
+// edge rules (scheme A against an independent restatement of them), and schemes B (discovered edges), C
+// (static templates, manual boundaries) and D (static templates, tensormap boundaries) building exactly
+// scheme A's tasks in A's order with A's edges at every tier; D touches the tensormap only at the
+// declared boundaries; the graph fits a small window in concurrent mode in every scheme.
 //
 //   Scope 1 (tile)          Scope 2 (row)                              Scope 3 (tile)
 //   rmsnorm -> q/k/v_proj   rope <- qk_norm, all v                     out_proj <- all online of the tile
@@ -116,9 +118,9 @@ TEST_CASE("each tier launches the kernels of the SPEC table per scope and always
     register_kernels(rt);
     pto::Orchestrator orchestrator(rt);
     for (const TierFigures& f : kFigures) {
-        for (Scheme scheme : {Scheme::Manual, Scheme::Tensormap}) {
+        DecodeGraph graph(problem, f.tier);
+        for (Scheme scheme : kAllSchemes) {
             INFO("tier " << to_string(f.tier) << ", scheme " << letter(scheme));
-            DecodeGraph graph(problem, f.tier);
             const pto::RunReport report = orchestrator.run([&] { graph.submit(scheme); });
             CHECK(report.ok());
             CHECK(report.kernel_tasks == f.total);
@@ -150,9 +152,28 @@ TEST_CASE("reduced shapes keep the chunk counts, so launches and subtasks equal 
     }
 }
 
+namespace {
+
+/// check_same_tasks: kinds, cores, block_nums and all three kernels, position by position.
+void check_same_tasks(const pto::GraphRecord& got, const pto::GraphRecord& want) {
+    REQUIRE(got.tasks.size() == want.tasks.size());
+    for (std::size_t i = 0; i < got.tasks.size(); ++i) {
+        INFO("task " << i);
+        const pto::RecordedTask& g = got.tasks[i];
+        const pto::RecordedTask& w = want.tasks[i];
+        REQUIRE(g.kind == w.kind);
+        REQUIRE(g.core == w.core);
+        REQUIRE(g.block_num == w.block_num);
+        for (int lane = 0; lane < 3; ++lane)
+            REQUIRE(g.funcs[lane] == w.funcs[lane]);
+    }
+}
+
+}  // namespace
+
 TEST_CASE(
-    "scheme A submits the SPEC emission order and exactly the rule edges, and scheme B discovers the "
-    "same edge set from the tensors, at every tier",
+    "scheme A submits the SPEC emission order and exactly the rule edges, and schemes B, C and D submit "
+    "the same tasks in the same order with the same edge set, at every tier",
     "[examples][qwen3][edges]") {
     const Problem problem = Problem::with_fake_addresses();
     pto::Runtime rt(serial_recording());
@@ -175,10 +196,47 @@ TEST_CASE(
         const Edges manual = kernel_edges(a);
         CHECK(manual == expected.edges);
 
-        orchestrator.run([&] { graph.submit(Scheme::Tensormap); });
-        const Edges discovered = kernel_edges(rt.graph());
-        CHECK(discovered.size() == manual.size());
-        CHECK(discovered == manual);
+        const pto::GraphRecord record_a = a;
+        for (Scheme scheme : {Scheme::Tensormap, Scheme::StaticManual, Scheme::StaticTensormap}) {
+            INFO("scheme " << letter(scheme));
+            orchestrator.run([&] { graph.submit(scheme); });
+            check_same_tasks(rt.graph(), record_a);
+            const Edges edges = kernel_edges(rt.graph());
+            CHECK(edges.size() == manual.size());
+            CHECK(edges == manual);
+            const GraphCounts c = count_graph(rt.graph());
+            CHECK(c.framework_tasks == 0);
+            CHECK(c.framework_edges == 0);
+        }
+    }
+}
+
+TEST_CASE(
+    "scheme D looks up only the declared boundary inputs and records only the boundary outputs; scheme C "
+    "never touches the tensormap",
+    "[examples][qwen3][edges]") {
+    const Problem problem = Problem::with_fake_addresses();
+    pto::Runtime rt(serial_recording());
+    register_kernels(rt);
+    pto::Orchestrator orchestrator(rt);
+    const Shapes& s = problem.shapes();
+    for (const TierFigures& f : kFigures) {
+        INFO("tier " << to_string(f.tier));
+        DecodeGraph graph(problem, f.tier);
+        const std::uint64_t v = launches(8, f.tier).size(), attention = launches(4, f.tier).size();
+        const std::uint64_t out = launches(40, f.tier).size();
+        // Lookups: rope's q_normed, k_normed and v rows; each out_proj launch's attention tile.
+        // Records: qk_norm's two outputs and every v_proj launch; every online_softmax launch; every
+        // down_proj_residual launch (the layer's output, for whoever reads it next).
+        const pto::RunReport d = orchestrator.run([&] { graph.submit(Scheme::StaticTensormap); });
+        CHECK(d.orchestrator.tensormap_lookups == 3 * s.batch + out * s.tiles());
+        CHECK(d.orchestrator.tensormap_inserts ==
+              (2 + v) * s.tiles() + attention * s.batch + out * s.tiles());
+        const pto::RunReport b = orchestrator.run([&] { graph.submit(Scheme::Tensormap); });
+        CHECK(b.orchestrator.tensormap_lookups > d.orchestrator.tensormap_lookups);
+        const pto::RunReport c = orchestrator.run([&] { graph.submit(Scheme::StaticManual); });
+        CHECK(c.orchestrator.tensormap_lookups == 0);
+        CHECK(c.orchestrator.tensormap_inserts == 0);
     }
 }
 
@@ -187,12 +245,15 @@ TEST_CASE("the graph runs in concurrent mode with a window of 256 tasks (largest
     const Problem problem = Problem::with_fake_addresses();
     pto::RuntimeConfig cfg;
     cfg.window_tasks = 256;
+    // A template instance reserves its argument records at once: G3 at non-spmd (223 launches) needs
+    // about 155 KiB, more than the default ring of window_tasks x 512 bytes at this window.
+    cfg.argument_bytes = 256 * 1024;
     pto::Runtime rt(cfg);
     register_kernels(rt);
     pto::Orchestrator orchestrator(rt);
-    for (Scheme scheme : {Scheme::Manual, Scheme::Tensormap}) {
+    DecodeGraph graph(problem, SpmdTier::NonSpmd);
+    for (Scheme scheme : kAllSchemes) {
         INFO("scheme " << letter(scheme));
-        DecodeGraph graph(problem, SpmdTier::NonSpmd);
         const pto::RunReport report = orchestrator.run([&] { graph.submit(scheme); });
         CHECK(report.ok());
         CHECK(report.completed == report.submitted);
@@ -202,22 +263,69 @@ TEST_CASE("the graph runs in concurrent mode with a window of 256 tasks (largest
 }
 
 TEST_CASE(
-    "schemes C and D are rejected by the dynamic builder with InvalidArgument, and the runtime stays usable",
+    "a G3 instance that does not fit the argument ring is rejected naming argument_bytes, and the runtime "
+    "stays usable",
     "[examples][qwen3][errors]") {
+    const Problem problem = Problem::with_fake_addresses();
+    pto::RuntimeConfig cfg;
+    cfg.window_tasks = 256;  // default argument ring: 256 x 512 bytes
+    pto::Runtime rt(cfg);
+    register_kernels(rt);
+    DecodeGraph graph(problem, SpmdTier::NonSpmd);
+    for (Scheme scheme : {Scheme::StaticManual, Scheme::StaticTensormap}) {
+        INFO("scheme " << letter(scheme));
+        try {
+            pto::run(rt, [&] { graph.submit(scheme); });
+            FAIL("a 223-node instance fit a 128 KiB argument ring");
+        } catch (const pto::Error& e) {
+            CHECK(e.code() == pto::ErrorCode::CapacityExhausted);
+            CHECK_THAT(std::string(e.message()), Catch::Contains("argument_bytes"));
+        }
+    }
+    CHECK(pto::run(rt, [&] { graph.submit(Scheme::Manual); }).kernel_tasks == 3096);
+    // The graph dropped the failed runs' bindings and boundary producers: on a runtime whose ring holds
+    // the graph it builds exactly scheme A's graph at once (a stale producer would be an extra edge).
+    pto::Runtime larger(serial_recording());
+    register_kernels(larger);
+    pto::run(larger, [&] { graph.submit(Scheme::Manual); });
+    const Edges manual = kernel_edges(larger.graph());
+    for (Scheme scheme : {Scheme::StaticManual, Scheme::StaticTensormap}) {
+        INFO("scheme " << letter(scheme));
+        const pto::RunReport report = pto::run(larger, [&] { graph.submit(scheme); });
+        CHECK(report.ok());
+        CHECK(report.kernel_tasks == 3096);
+        CHECK(kernel_edges(larger.graph()) == manual);
+    }
+}
+
+TEST_CASE(
+    "DecodeGraph supports all four schemes and builds them one after another on one runtime; build() "
+    "refuses the static schemes",
+    "[examples][qwen3]") {
+    for (Scheme scheme : kAllSchemes)
+        CHECK(supports(scheme));
     const Problem problem = Problem::with_fake_addresses();
     pto::Runtime rt;
     register_kernels(rt);
     DecodeGraph graph(problem, SpmdTier::AllSpmd);
+    for (int round = 0; round < 2; ++round)
+        for (Scheme scheme : kAllSchemes) {
+            INFO("round " << round << ", scheme " << letter(scheme));
+            CHECK(pto::run(rt, [&] { graph.submit(scheme); }).kernel_tasks == 522);
+        }
+    // build() makes a temporary graph: fine for A and B, refused for C and D, whose instances refer to the
+    // graph's templates until after the run.
+    CHECK(pto::run(rt, [&] { build(problem, Scheme::Tensormap, SpmdTier::AllSpmd); }).kernel_tasks == 522);
     for (Scheme scheme : {Scheme::StaticManual, Scheme::StaticTensormap}) {
         try {
-            pto::run(rt, [&] { graph.submit(scheme); });
-            FAIL("submit accepted scheme " << letter(scheme));
+            pto::run(rt, [&] { build(problem, scheme, SpmdTier::AllSpmd); });
+            FAIL("build accepted scheme " << letter(scheme));
         } catch (const pto::Error& e) {
             CHECK(e.code() == pto::ErrorCode::InvalidArgument);
-            CHECK_THAT(std::string(e.message()), Catch::Contains(std::string(1, letter(scheme))));
+            CHECK_THAT(std::string(e.message()), Catch::Contains("DecodeGraph"));
         }
     }
-    CHECK(pto::run(rt, [&] { graph.submit(Scheme::Manual); }).kernel_tasks == 522);
+    CHECK(pto::run(rt, [&] { graph.submit(Scheme::StaticManual); }).kernel_tasks == 522);
 }
 
 TEST_CASE("the kernel table has 19 FuncIds for 17 operators with the SPEC names and durations",

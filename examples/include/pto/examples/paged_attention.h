@@ -1,5 +1,5 @@
 // Paged attention, unrolled (SPEC §6.2): shapes, paged KV cache and block table, the four kernels, the
-// per-group arguments every scheme binds, the builder of schemes A and B, and the golden check.
+// per-group arguments every scheme binds, the builder of schemes A-D, and the golden check.
 #pragma once
 
 #include <array>
@@ -20,6 +20,7 @@ namespace pto::examples::paged_attention {
 //     QK(g) --> SF(g) --> PV(g) --> UP(g) --> UP(g+1) --> ... --> UP(G-1) --> writes out[b, tile t]
 //                 \____ B only _____^
 //     A: alloc --> UP(G-1)            B: alloc --> every kernel (the creator of the scratch they use)
+//     C: A's edges, each group one template instance    D: B's edges, each group one template instance
 //
 // QK = qk_matmul (AIC), SF = softmax_prepare (AIV), PV = pv_matmul (AIC), UP = online_update (AIV).
 
@@ -75,7 +76,9 @@ enum class Memory : std::uint8_t {
 };
 
 /// Problem: the buffers of one decode step. Every sequence owns its own pages; the block table maps its
-/// logical blocks to a shuffled set of physical pages.
+/// logical blocks to a shuffled set of physical pages. It also holds the static templates of schemes C
+/// and D (built by the constructor, so build() sets nothing up per call) and their bindings: one thread
+/// at a time may build a given problem's schemes C and D.
 class Problem {
   public:
     /// Throws InvalidArgument if the shape is invalid or Real memory is asked for a non-F32 shape.
@@ -106,6 +109,8 @@ class Problem {
 
   private:
     struct Impl;
+    // build() reaches the static templates of schemes C and D kept in Impl.
+    friend void build(const Problem& problem, Scheme scheme);
     std::unique_ptr<Impl> impl_;
 };
 
@@ -182,7 +187,8 @@ inline constexpr std::uint32_t kScratchTensors = 8;
 ///   pv_matmul        in pij[g], V[kv_head], block_table[b]; out oi_new[g].  Scalars as qk_matmul.
 ///   online_update    in mi[g], li[g], oi_new[g]; m_run, l_run, oi (out in the first group, else inout);
 ///                    out[b, tile] (last group only).  Scalars is_first, is_last.
-/// Nothing here adds dependencies: scheme A adds them, scheme B discovers them from these tensors.
+/// Nothing here adds dependencies: scheme A adds them, scheme B discovers them from these tensors. The
+/// static templates of schemes C and D bind the same views and scalars, node for node.
 void qk_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g,
                     Args& args);
 void softmax_prepare_args(const Problem& p, const ScopeTensors& t, const GroupDesc& g, Args& args);
@@ -196,7 +202,12 @@ void online_update_args(const Problem& p, const ScopeDesc& s, const ScopeTensors
 /// build: submits the whole graph of `problem`; call inside pto::run on a runtime with register_kernels.
 /// Manual (A): PTO2_SCOPE(MANUAL), explicit edges QK->SF->PV->UP, UP(g-1)->UP(g), alloc->UP(last).
 /// Tensormap (B): PTO2_SCOPE(), no explicit edges; the same tensors, so discovery finds A's edges plus
-/// SF->UP (mi, li) and alloc->every kernel (creator of the scratch). Throws InvalidArgument for C and D.
+/// SF->UP (mi, li) and alloc->every kernel (creator of the scratch).
+/// StaticManual (C) / StaticTensormap (D): the same scopes, each with its dynamic alloc, then one
+/// instance of a four-node group template per group; C names UP(g-1) and, for the last group, the alloc
+/// as boundary producers (A's edges exactly); D declares the boundary tensors and lets the tensormap find
+/// them (B's edges exactly). C and D use the problem's bindings: one orchestrator thread per problem.
+/// Allocates nothing per call once the runtime's pools have been used.
 void build(const Problem& problem, Scheme scheme);
 /// supports: whether build() builds `scheme`.
 [[nodiscard]] bool supports(Scheme scheme);
@@ -217,7 +228,7 @@ struct GraphCounts {
 };
 /// count_graph: the counts of a recorded graph (RuntimeConfig::record_graph).
 [[nodiscard]] GraphCounts count_graph(const GraphRecord& graph);
-/// expected_counts: what build(scheme) submits for `shape` (A or B; InvalidArgument otherwise).
+/// expected_counts: what build(scheme) submits for `shape` (C counts as A, D as B).
 [[nodiscard]] GraphCounts expected_counts(const Shape& shape, Scheme scheme);
 
 // ---- Golden -------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // The Qwen3-14B decode layer of SPEC §6.1: its 17 operators, shapes (full and reduced), the tensors of one
-// layer, the dynamic graph builder (schemes A and B), the CPU kernels and the golden check.
+// layer, the graph builder (dynamic schemes A and B, static-template schemes C and D), the CPU kernels and
+// the golden check.
 // Sources: examples/qwen3/ (README.md there explains the graph; docs/graphs.md is the tutorial).
 #pragma once
 
@@ -198,10 +199,15 @@ struct LaunchCounts {
 [[nodiscard]] LaunchCounts expected_launches(const Shapes& shapes, SpmdTier tier);
 
 /// DecodeGraph: submits the layer's graph (SPEC §6.1) for one problem and tier. Construct it outside the
-/// timed region (it precomputes the launches and the id storage), then call submit inside pto::run as
-/// often as wanted; submit allocates nothing. Scopes: one per tile in Scope 1, one per row in Scope 2,
-/// one per tile in Scope 3 (at most 223 tasks each), no enclosing scope, so any window of >= 256 tasks
-/// runs the graph in concurrent mode. The problem must outlive the graph.
+/// timed region: it precomputes the launches and the id storage, and builds the static templates of
+/// schemes C and D (G1 = a tile of Scope 1, G2 = a row of Scope 2, G3 = a tile of Scope 3, per boundary
+/// mode) with their bindings. Then call submit inside pto::run as often as wanted; submit allocates
+/// nothing. Scopes: one per tile in Scope 1, one per row in Scope 2, one per tile in Scope 3 (at most 223
+/// tasks each), no enclosing scope, so any window of >= 256 tasks runs the graph in concurrent mode (C and
+/// D also need room for a whole instance's argument records: about 155 KiB for G3 at non-spmd, which the
+/// default RuntimeConfig::argument_bytes of window_tasks x 512 covers from a window of 512). The problem
+/// must outlive the graph, and the graph every run it submitted (instances refer to its templates).
+/// One orchestrator thread at a time per graph (the bindings are its per-instance workspace).
 ///
 ///     DecodeGraph graph(problem, SpmdTier::Spmd4);
 ///     pto::run(rt, [&] { graph.submit(Scheme::Tensormap); });
@@ -212,10 +218,15 @@ class DecodeGraph {
     DecodeGraph(const DecodeGraph&) = delete;
     DecodeGraph& operator=(const DecodeGraph&) = delete;
 
-    /// submit: submits every task of the layer (orchestrator thread, inside pto::run). Scheme A uses
-    /// PTO2_SCOPE(MANUAL) with the rule's edges; scheme B uses PTO2_SCOPE() and no explicit edges, so
-    /// every edge comes from the tensors. Throws InvalidArgument for schemes C and D (static templates
-    /// live in graph_static.cpp), NoActiveRun outside a run, and whatever the submit calls throw.
+    /// submit: submits every task of the layer (orchestrator thread, inside pto::run); every scheme
+    /// submits the same launches in the same order with the same kernel edges. A: PTO2_SCOPE(MANUAL) with
+    /// the rule's edges. B: PTO2_SCOPE() and no explicit edges, so every edge comes from the tensors. C:
+    /// one template instance per tile / row in PTO2_SCOPE(MANUAL), internal edges from the template,
+    /// boundary producers (rope <- qk_norm + v_proj of its tile; out_proj <- online_softmax of the tile's
+    /// rows) named by hand. D: the same instances in PTO2_SCOPE(), boundary edges found by the tensormap
+    /// at the declared boundary tensors only. Throws InvalidArgument for the compute executor with fake
+    /// addresses, NoActiveRun outside a run, and whatever the submit and instantiate calls throw (e.g.
+    /// CapacityExhausted naming argument_bytes, see above).
     void submit(Scheme scheme);
 
     [[nodiscard]] SpmdTier tier() const;
@@ -231,7 +242,9 @@ class DecodeGraph {
 /// supports: whether DecodeGraph::submit builds `scheme`.
 [[nodiscard]] bool supports(Scheme scheme);
 
-/// build: DecodeGraph(problem, tier, first_func).submit(scheme) in one call (allocates per call).
+/// build: DecodeGraph(problem, tier, first_func).submit(scheme) in one call (allocates per call), for
+/// schemes A and B. Schemes C and D throw InvalidArgument: their instances refer to the graph's
+/// templates until they retire, after the run, so the DecodeGraph must outlive the run.
 void build(const Problem& problem, Scheme scheme, SpmdTier tier, std::uint16_t first_func = 0);
 
 // ---- Reading a recorded graph --------------------------------------------------------------------------

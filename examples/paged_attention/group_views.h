@@ -1,0 +1,43 @@
+// The views one scope and one group of paged attention pass to the kernels: the query tile, the cache head,
+// the block-table row, the output tile and per-group slices of the scratch. Shared by the argument builders
+// (group_args.cpp, schemes A and B) and the static templates' bindings (graph_static.cpp, C and D), so all
+// four schemes hand the kernels the same views. Private to examples/paged_attention.
+#pragma once
+
+#include <cstdint>
+
+#include "pto/examples/paged_attention.h"
+
+namespace pto::examples::paged_attention {
+
+/// group_slice: group g's slice [1, ...] of a per-group scratch buffer [G, ...].
+inline TensorView group_slice(const TensorView& per_group, std::uint32_t g) {
+    return per_group.slice(0, g, 1);
+}
+
+/// query_tile: q[b, tile] as [1, q_tile, head_dim].
+inline TensorView query_tile(const Problem& p, const ScopeDesc& s) {
+    const std::uint32_t q = p.shape().q_tile();
+    return p.query().slice(0, s.batch, 1).slice(1, s.head_tile * q, q);
+}
+
+/// cache_head: the scope's KV head of a cache, [pages, block_size, 1, head_dim].
+inline TensorView cache_head(const TensorView& cache, const ScopeDesc& s) {
+    return cache.slice(2, s.kv_head, 1);
+}
+
+/// table_row: the sequence's row of the block table, [1, max_blocks_per_seq].
+inline TensorView table_row(const Problem& p, const ScopeDesc& s) {
+    return p.block_table().slice(0, s.batch, 1);
+}
+
+/// out_tile: out[b, tile] as [1, q_tile, head_dim] (written by the scope's last online_update).
+inline TensorView out_tile(const Problem& p, const ScopeDesc& s) {
+    const std::uint32_t q = p.shape().q_tile();
+    return p.out().slice(0, s.batch, 1).slice(1, s.head_tile * q, q);
+}
+
+/// softmax_scale: 1 / sqrt(head_dim), softmax_prepare's scalar.
+float softmax_scale(const Shape& shape);
+
+}  // namespace pto::examples::paged_attention
