@@ -1,12 +1,18 @@
-# Entry points: `make bench` and `make test` (README quick start); asan, tsan and fuzz for reliability work.
-# Each target installs missing Debian packages first (as root), then configures and builds with CMake.
-BUILD     ?= build
-JOBS      ?= $(shell nproc)
+# Entry points: `make bench` and `make test` (README quick start); asan, tsan, fuzz and soak for reliability
+# work (docs/reliability.md). Each target installs missing Debian packages first (as root), then configures
+# and builds with CMake.
+BUILD      ?= build
+BUILD_TYPE ?= Release
+JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
-PACKAGES  := cmake g++ make pkg-config libboost-dev libtbb-dev libspdlog-dev catch2 libcli11-dev nlohmann-json3-dev
-FUZZ_PACKAGES := clang libclang-rt-14-dev
+PACKAGES   := cmake g++ make pkg-config libboost-dev libtbb-dev libspdlog-dev catch2 libcli11-dev nlohmann-json3-dev
+# libomp-14-dev: the bench's OpenMP peer must configure under clang (the fuzz build links its base-data loader).
+FUZZ_PACKAGES := clang libclang-rt-14-dev libomp-14-dev
+# make fuzz: seconds per fuzz target; make soak: tasks through the soak benchmark.
+FUZZ_SECONDS ?= 60
+SOAK_TASKS   ?= 10000000
 
-.PHONY: all deps build bench test asan tsan fuzz format clean
+.PHONY: all deps build bench test asan tsan fuzz soak format clean
 
 all: build
 
@@ -14,7 +20,7 @@ deps:
 	@./.ci/install-deps $(PACKAGES)
 
 $(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -25,11 +31,28 @@ bench: build
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# The whole suite under AddressSanitizer + UBSan (LeakSanitizer included) and under ThreadSanitizer, with
+# -O2 -g so reports carry source lines. TSan leaves out the bench (its tests are single-threaded parsing or
+# OpenMP peers, which TSan cannot see into without an instrumented libgomp).
 asan:
-	$(MAKE) test BUILD=build-asan CMAKE_ARGS="-DPTO_SANITIZE=address -DPTO_BUILD_BENCH=OFF"
+	$(MAKE) test BUILD=build-asan BUILD_TYPE=RelWithDebInfo CMAKE_ARGS="-DPTO_SANITIZE=address"
 
 tsan:
-	$(MAKE) test BUILD=build-tsan CMAKE_ARGS="-DPTO_SANITIZE=thread -DPTO_BUILD_BENCH=OFF"
+	$(MAKE) test BUILD=build-tsan BUILD_TYPE=RelWithDebInfo CMAKE_ARGS="-DPTO_SANITIZE=thread -DPTO_BUILD_BENCH=OFF"
+
+# libFuzzer targets (clang, ASan + UBSan), each run for FUZZ_SECONDS on a scratch copy of its corpus in
+# tests/fuzz/corpus (new inputs land in build-fuzz/corpus, never in the source tree).
+fuzz:
+	@./.ci/install-deps $(PACKAGES) $(FUZZ_PACKAGES)
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+		-DCMAKE_CXX_COMPILER=clang++ -DPTO_FUZZ=ON -DPTO_SANITIZE=address $(CMAKE_ARGS)
+	cmake --build build-fuzz -j $(JOBS) --target pto-fuzz-orchestration pto-fuzz-base-data
+	./tests/fuzz/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+
+# Soak benchmark: SOAK_TASKS tasks through small windows with failing kernels and jitter (docs/reliability.md).
+soak: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target pto-soak
+	./$(BUILD)/bench/pto-soak --tasks $(SOAK_TASKS)
 
 format:
 	find runtime scope tensormap static_graph examples bench tests -name '*.h' -o -name '*.cpp' | xargs clang-format -i

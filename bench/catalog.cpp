@@ -20,7 +20,9 @@ std::string describe(CaseKind kind, Scheme mode, std::optional<SpmdTier> tier) {
     switch (kind) {
         case CaseKind::Qwen3:
             return "Qwen3-14B decode layer at " + std::string(examples::to_string(*tier)) + " (" +
-                   std::to_string(examples::target_width(*tier)) + "-wide SPMD target): " + how;
+                   (*tier == SpmdTier::AllSpmd ? std::string("one launch per operator")
+                                               : std::to_string(examples::target_width(*tier)) + "-wide SPMD target") +
+                   "): " + how;
         case CaseKind::PagedAttention: return "paged attention Case1 (480 batches x 4 tasks): " + how;
         case CaseKind::Chain: return "a 2048-task chain, one edge per task: " + how;
         case CaseKind::FanIn: return "256 groups of 8 producers joined by one consumer: " + how;

@@ -71,8 +71,14 @@ std::vector<Launch> launches(std::uint32_t chunks, SpmdTier tier) {
 }
 
 VirtualAddressSpace::VirtualAddressSpace(std::uint64_t bytes) : size_(bytes) {
-    base_ = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (base_ == MAP_FAILED) throw std::bad_alloc();
+    // Halve the request until it fits: ThreadSanitizer confines a process to a few TiB of address space, where
+    // 1 TiB in one piece is not always free. Graphs that outgrow the smaller range still get std::bad_alloc.
+    for (;;) {
+        base_ = mmap(nullptr, size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (base_ != MAP_FAILED) return;
+        if (size_ <= (1ull << 30)) throw std::bad_alloc();
+        size_ /= 2;
+    }
 }
 
 VirtualAddressSpace::~VirtualAddressSpace() { munmap(base_, size_); }

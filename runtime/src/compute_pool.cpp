@@ -46,6 +46,7 @@ void run_job(const ComputeJob& job) {
                           job.block,
                           task.block_num,
                           job.lane,
+                          task.shape == Shape::MIX ? CoreType::MIX : task.shape == Shape::AIC ? CoreType::AIC : CoreType::AIV,
                           engine.task_id_of(job.slot),
                           kernel->user};
         try {
@@ -87,13 +88,29 @@ ComputePool::ComputePool(std::uint32_t threads)
 ComputePool::~ComputePool() { wait_idle(); }
 
 void ComputePool::submit(const ComputeJob& job) {
+    /// Task: what the arena runs. oneTBB copies it into its own task object and hands that to a worker
+    /// through libtbb's queues, which ThreadSanitizer cannot see into; so each copy publishes its fields with
+    /// a release store on its own flag, and the worker acquires that flag before reading them (a store and a
+    /// load, no sanitizer annotations).
+    class Task {
+    public:
+        Task(const ComputeJob& j, Arena* a) : job_(j), arena_(a) { published_.store(true, std::memory_order_release); }
+        Task(const Task& o) : job_(o.job_), arena_(o.arena_) { published_.store(true, std::memory_order_release); }
+        Task& operator=(const Task&) = delete;
+        void operator()() const {
+            (void)published_.load(std::memory_order_acquire);
+            run_job(job_);
+            arena_->outstanding.fetch_sub(1, std::memory_order_release);  // pairs with wait_idle's acquire
+        }
+
+    private:
+        ComputeJob job_;
+        Arena* arena_;
+        std::atomic<bool> published_{false};
+    };
     job.core->jobs_started.fetch_add(1, std::memory_order_release);
     arena_->outstanding.fetch_add(1, std::memory_order_relaxed);
-    Arena* arena = arena_.get();
-    arena->arena.enqueue([job, arena] {
-        run_job(job);
-        arena->outstanding.fetch_sub(1, std::memory_order_release);  // pairs with wait_idle's acquire
-    });
+    arena_->arena.enqueue(Task(job, arena_.get()));
 }
 
 void ComputePool::wait_idle() {

@@ -20,6 +20,7 @@ struct SubtaskRef {
     std::uint32_t block = 0;
     std::uint8_t lane = 0;
     std::int64_t dispatch_ns = 0;
+    std::uint64_t dispatch_seq = 0;  // SubtaskRecord::dispatch_seq, when recording
 
     [[nodiscard]] bool is_empty() const { return slot == kNoSlot; }
 };

@@ -103,6 +103,33 @@ void Engine::drop_reference(std::uint32_t slot) {
     if (link_refs(before) == 1) orchestrator_parker.unpark();
 }
 
+bool Engine::cancel_queued(CompletionContext& ctx) {
+    bool any = false;
+    std::uint32_t slot = 0;
+    for (Shape shape : {Shape::MIX, Shape::AIC, Shape::AIV, Shape::DependencyOnly}) {
+        while (ready.try_pop(shape, slot)) {
+            // Popping takes the task's queue token: only this thread claims its blocks now.
+            TaskSlot& task = slots[slot];
+            const std::uint32_t block_num = task.block_num;
+            const std::uint32_t claimed = task.blocks_claimed.load(std::memory_order_relaxed);
+            const std::uint32_t unclaimed = block_num - claimed;
+            task.blocks_claimed.store(block_num, std::memory_order_relaxed);
+            // A task none of whose blocks ran is cancelled; one partly run ends when its running blocks do.
+            if (claimed == 0) {
+                task.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
+            } else {
+                task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
+                record_failure(slot, "aborted after a stall: " + std::to_string(unclaimed) + " of " +
+                                         std::to_string(block_num) + " blocks never started");
+            }
+            if (task.blocks_finished.fetch_add(unclaimed, std::memory_order_acq_rel) + unclaimed == block_num)
+                complete_task(slot, task.outcome.load(std::memory_order_relaxed), ctx);
+            any = true;
+        }
+    }
+    return any;
+}
+
 void Engine::record_failure(std::uint32_t slot, std::string message) {
     std::lock_guard lock(failures_mutex);
     if (failures.size() >= kMaxReportedFailures) return;

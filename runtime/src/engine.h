@@ -74,6 +74,9 @@ public:
     void make_ready(std::uint32_t slot, CompletionContext& ctx);
     /// drop_reference: one reference of `slot` released (scope end, consumer done, own completion).
     void drop_reference(std::uint32_t slot);
+    /// cancel_queued: after an abort, ends every queued task: cancelled if none of its blocks was claimed,
+    /// failed if some were (they end on their own). Any thread; returns whether it ended anything.
+    bool cancel_queued(CompletionContext& ctx);
     /// record_failure: keeps the first failures for the run report (cold; takes a lock).
     void record_failure(std::uint32_t slot, std::string message);
 
@@ -103,6 +106,10 @@ public:
     alignas(kFalseSharingRange) std::atomic<std::uint64_t> finished_tasks{0};
     /// submitted_total: the run's task count once orchestration ended; ~0 before.
     std::atomic<std::uint64_t> submitted_total{~0ull};
+    /// record_sequence: the counter SubtaskRecord's causal stamps come from (only when recording). Relaxed
+    /// RMWs suffice: RMWs of one atomic follow happens-before in its modification order, so a stamp drawn
+    /// after a completion was handled is larger than the stamp drawn while handling it.
+    std::atomic<std::uint64_t> record_sequence{0};
     /// progress_epoch: bumped by every thread that made progress; the watchdog reads it.
     alignas(kFalseSharingRange) std::atomic<std::uint64_t> progress_epoch{0};
 
@@ -117,6 +124,8 @@ public:
 
     /// add_finished: publishes `n` more ended tasks and wakes the orchestrator if the run is done.
     void add_finished(std::uint64_t n);
+    /// note_progress: a pass moved subtasks without ending a task (long SPMD tasks), for the watchdog.
+    void note_progress() { progress_epoch.fetch_add(1, std::memory_order_relaxed); }
     [[nodiscard]] bool run_is_drained() const {
         return finished_tasks.load(std::memory_order_seq_cst) ==
                submitted_total.load(std::memory_order_seq_cst);

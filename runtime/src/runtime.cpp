@@ -35,9 +35,10 @@ Runtime::Impl::Impl(const RuntimeConfig& cfg)
       books(std::make_unique<detail::SlotBook[]>(config.window_tasks)),
       heap(config.heap_bytes) {
     for (std::uint32_t i = 0; i < config.window_tasks; ++i)
-        books[i] = detail::SlotBook{0, 0, 0, ~0ull, false};
+        books[i] = detail::SlotBook{0, 0, 0, ~0ull, false, 0, 0, 0};
     orchestrator_ctx.cancelled_ready.reserve(config.window_tasks);
     candidates.reserve(4096);
+    staged_producers.reserve(kMaxStagedEdges);
     instance_marks.reserve(1024);
     if (config.executor == Executor::Compute)
         compute = std::make_unique<detail::ComputePool>(config.compute_threads);
@@ -50,14 +51,19 @@ Runtime::Impl::Impl(const RuntimeConfig& cfg)
 }
 
 Runtime::Impl::~Impl() {
-    if (in_run && !poisoned) {
+    if (in_run) {
         try {
             end_run();
         } catch (const std::exception& e) {
             detail::logger().error("run still open when the runtime was destroyed: {}", e.what());
         }
     }
+    if (draining)
+        detail::logger().warn("destroying a runtime whose aborted run still has kernels running: waiting for them");
     watchdog.reset();
+    // Compute jobs write into the schedulers' core state when they return, so they must all have returned
+    // before the schedulers go (a kernel that never returns blocks here: there is no safe alternative).
+    if (compute) compute->wait_idle();
     schedulers.clear();  // joins the threads before the pool and the engine go away
     compute.reset();
 }
@@ -65,13 +71,12 @@ Runtime::Impl::~Impl() {
 // ---- Impl: run lifecycle --------------------------------------------------------------------------------
 
 void Runtime::Impl::begin_run() {
-    if (poisoned) [[unlikely]]
-        detail::throw_error(ErrorCode::Stall,
-                            "this runtime cannot start a run: a kernel of an aborted run never returned");
     if (in_run) [[unlikely]]
         detail::throw_error(ErrorCode::RunInProgress,
                             "a run is already in progress on this runtime (started at task " +
                                 std::to_string(run_first_id) + "); runs do not nest");
+    if (draining) [[unlikely]]
+        recover_aborted_run();  // throws Stall if the aborted run's kernels still have not returned
     // Every task of the previous run retired in end_run, so the pools start empty.
     run_first_id = next_id;
     retired_before = next_id;
@@ -91,9 +96,13 @@ void Runtime::Impl::begin_run() {
         engine.failures.clear();
     }
     engine.finished_tasks.store(0, std::memory_order_relaxed);
+    engine.record_sequence.store(0, std::memory_order_relaxed);
     engine.submitted_total.store(~0ull, std::memory_order_relaxed);
     engine.abort_requested.store(false, std::memory_order_relaxed);
     submits_published.store(0, std::memory_order_relaxed);
+    aborted = false;
+    abort_report = StallReport{};
+    retired_unsuccessful.clear();
 
     settings.record_subtasks = config.record_subtasks;
     settings.profile = config.profile_orchestrator;
@@ -106,7 +115,7 @@ void Runtime::Impl::begin_run() {
     orchestration_ended = false;
     run_start_ns = steady_ns();
     settings.start_ns = run_start_ns;
-    watchdog->arm();
+    watchdog->arm(/*new_run=*/true);
     if (config.orchestration == OrchestrationMode::Concurrent) {
         // seq_cst: pairs with the parked schedulers' re-check (Parker protocol).
         engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
@@ -132,49 +141,161 @@ RunReport Runtime::Impl::end_run() {
     // Scope holds the orchestration function left behind (only possible without the scope layer).
     for (std::uint64_t id = retired_before; id < next_id; ++id)
         books[static_cast<std::uint32_t>(id) & engine.window_mask].scope_held = false;
+    flush_links();  // consumers staged by scopes left open: unlinked, they would never become ready
+    settle_run(/*recovering=*/false);  // throws Stall if an aborted run's kernels do not return
+    return finish_run(/*throw_if_aborted=*/true);
+}
 
-    // Waits until the run drained; returns early when the watchdog reports a stall (first wait) or when
-    // `limit` passes (the wait after an abort).
-    std::optional<detail::StallReport> stall;
-    const auto wait_drained = [&](std::optional<std::chrono::milliseconds> limit) {
-        const auto start = std::chrono::steady_clock::now();
-        while (!engine.run_is_drained()) {
-            if (!stall && watchdog->has_report()) return;
-            if (limit && std::chrono::steady_clock::now() - start > *limit) return;
-            orchestrator_waiting.store(true, std::memory_order_relaxed);
-            engine.orchestrator_parker.park_until(
-                [&] { return engine.run_is_drained() || (!stall && watchdog->has_report()); },
-                detail::Parker::Clock::now() + std::chrono::milliseconds(50));
-            orchestrator_waiting.store(false, std::memory_order_relaxed);
+// ---- The stall path ---------------------------------------------------------------------------------------
+//
+// The watchdog flags a stall (Watchdog::stalled) when nothing moved for stall_timeout_ms and the class is
+// not orchestrator starvation. The orchestrator acts on it only where it waits on the stuck work: in
+// end_run (settle_run) or under back-pressure (wait_for_retirement -> throw_stall_while_waiting). Acting
+// means aborting the run (abort_run): from then on no task starts, whatever was queued is cancelled
+// (here, in case the schedulers are the stuck part, and by the schedulers), tasks becoming ready are
+// cancelled, pre-loaded blocks are dropped and simulated (timed) kernels are cut short. Running compute
+// kernels cannot be interrupted, so settle_run gives them a grace period of max(stall_timeout_ms, 100 ms).
+// After it:
+//   - nothing runs any more (the schedulers are quiesced to know for sure): every task still unfinished
+//     waits for a release that will never come (dependency deadlock), so it is cancelled here
+//     (reap_if_idle), and the run ends normally with its report, then end_run throws Stall;
+//   - a kernel still runs: end_run throws Stall at once and the run stays `draining`: the schedulers
+//     keep collecting returning kernels and cancelling what depends on them; the next begin_run waits
+//     for the rest (recover_aborted_run) while the watchdog keeps watching, and throws Stall again if it
+//     sees no progress for another timeout. The destructor waits for running kernels in any case.
+
+void Runtime::Impl::settle_run(bool recovering) {
+    using Clock = std::chrono::steady_clock;
+    const auto grace = std::chrono::milliseconds(std::max<std::uint32_t>(config.stall_timeout_ms, 100));
+    auto grace_end = aborted && !recovering ? Clock::now() + grace : Clock::time_point::max();
+    // Published for the whole wait, not per park, so the watchdog never samples a gap between parks and
+    // mistakes this wait for an orchestration function gone quiet.
+    orchestrator_waiting.store(true, std::memory_order_relaxed);
+    struct WaitingFlag {
+        std::atomic<bool>& flag;
+        ~WaitingFlag() { flag.store(false, std::memory_order_relaxed); }
+    } waiting{orchestrator_waiting};
+    for (;;) {
+        if (engine.run_is_drained()) return;
+        if (!aborted && watchdog->stalled()) {
+            abort_run();
+            grace_end = Clock::now() + grace;
+            continue;
         }
-    };
-    wait_drained(std::nullopt);
-    if (!engine.run_is_drained()) {
-        // The watchdog diagnosed a stall: cancel everything not yet running, then give running kernels one
-        // more timeout to return.
-        stall = watchdog->take_report();
-        PTO_ASSERT(stall.has_value(), "the first wait ends undrained only on a stall report");
-        detail::logger().warn("{}", stall->message);
-        engine.abort_requested.store(true, std::memory_order_seq_cst);
-        for (auto& p : engine.scheduler_parkers) p->unpark();
-        wait_drained(std::chrono::milliseconds(std::max<std::uint32_t>(config.stall_timeout_ms, 100)));
-        if (!engine.run_is_drained()) {
-            poisoned = true;
+        if (aborted && (Clock::now() >= grace_end || (recovering && watchdog->stalled()))) {
+            if (reap_if_idle()) return;
+            // A kernel still runs: leave the run draining (see above) and report now.
+            draining = true;
             in_run = false;
             watchdog->disarm();
-            detail::throw_error(ErrorCode::Stall, stall->message +
-                                                      "; a kernel never returned after the abort, so this "
-                                                      "runtime cannot start another run");
+            std::uint64_t running = 0;
+            std::vector<std::uint64_t> ids;
+            for (auto& s : schedulers) {
+                running += s->busy_cores();
+                if (s->oldest_running_task() != ~0ull) ids.push_back(s->oldest_running_task());
+            }
+            RunReport partial;
+            partial.submitted = next_id - run_first_id;
+            partial.kernel_tasks = kernel_tasks;
+            partial.framework_tasks = framework_tasks;
+            partial.subtasks = subtasks;
+            partial.orchestration_ns = orchestration_ns;
+            partial.aborted = true;
+            for (StallReport& r : watchdog->take_reports()) pending_stalls.push_back(std::move(r));
+            partial.stalls = pending_stalls;
+            last_report = std::move(partial);
+            std::string text = abort_report.message + "; the run was aborted, but " + std::to_string(running) +
+                               (recovering ? " subtask(s) still run after another stall_timeout_ms without progress"
+                                           : " subtask(s) still run after the grace period") +
+                               " (oldest task ids:";
+            for (std::uint64_t id : ids) text += " " + std::to_string(id);
+            text += "): the next begin_run finishes the aborted run once they return (it throws Stall again if "
+                    "they still do not), and the destructor waits for them";
+            detail::throw_error(ErrorCode::Stall, std::move(text));
         }
+        engine.orchestrator_parker.park_until(
+            [&] { return engine.run_is_drained() || watchdog->stalled(); },
+            std::min(grace_end, Clock::now() + std::chrono::milliseconds(50)));
     }
-    const std::int64_t end_to_end_ns = steady_ns() - run_start_ns;
+}
 
-    // Quiesce the schedulers so their statistics can be read (see Scheduler::acknowledged_epoch).
+void Runtime::Impl::abort_run() {
+    if (aborted) return;
+    aborted = true;
+    watchdog->mark_aborted();
+    abort_report = watchdog->latest();
+    detail::logger().warn("aborting the run of tasks {}..{}: every task not yet started is cancelled", run_first_id,
+                          next_id - 1);
+    // seq_cst: every thread that makes a task ready after this sees the flag (Engine::make_ready).
+    engine.abort_requested.store(true, std::memory_order_seq_cst);
+    for (auto& p : engine.scheduler_parkers) p->unpark();
+    // The schedulers cancel what they pop from now on; cancelling the queues here too ends the run even
+    // when the schedulers are what stalled (ready but not dispatched).
+    engine.cancel_queued(orchestrator_ctx);
+    finish_orchestrator_completions();
+}
+
+void Runtime::Impl::quiesce_schedulers() {
+    // The schedulers acknowledge the epoch only while dispatch is disabled (see Scheduler::acknowledged_epoch);
+    // after that their private state (statistics, cores) is stable and visible here.
     engine.dispatch_enabled.store(false, std::memory_order_seq_cst);
     const std::uint64_t epoch = engine.quiesce_epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
     for (auto& p : engine.scheduler_parkers) p->unpark();
     for (auto& s : schedulers)
         while (s->acknowledged_epoch() != epoch) std::this_thread::yield();
+}
+
+void Runtime::Impl::resume_dispatch() {
+    engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
+    for (auto& p : engine.scheduler_parkers) p->unpark();
+}
+
+bool Runtime::Impl::reap_if_idle() {
+    quiesce_schedulers();
+    for (auto& s : schedulers) {
+        if (s->has_unfinished_cores()) {
+            resume_dispatch();  // to collect the kernels when they return
+            return false;
+        }
+    }
+    // Nothing runs and nothing can start (aborted): an unfinished task now waits for a release that will
+    // never come. Cancel them in id order; producers come first, so consumers they release are cancelled
+    // on the way (and skipped below, as closed).
+    engine.cancel_queued(orchestrator_ctx);
+    std::uint64_t reaped = 0;
+    for (std::uint64_t id = retired_before; id < next_id; ++id) {
+        const std::uint32_t slot = static_cast<std::uint32_t>(id) & engine.window_mask;
+        if (detail::link_is_closed(engine.slots[slot].link.load(std::memory_order_acquire))) continue;
+        engine.complete_task(slot, detail::Outcome::Cancelled, orchestrator_ctx);
+        ++reaped;
+    }
+    finish_orchestrator_completions();
+    if (reaped != 0)
+        detail::logger().warn("cancelled {} task(s) that could never become ready after the abort", reaped);
+    PTO_ASSERT(engine.run_is_drained(), "every task ended once the stuck ones were cancelled");
+    return true;
+}
+
+void Runtime::Impl::recover_aborted_run() {
+    // The schedulers kept running with abort_requested set since end_run threw; wait for the rest.
+    watchdog->arm(/*new_run=*/false);
+    in_run = true;  // settle_run's failure path resets it
+    settle_run(/*recovering=*/true);
+    in_run = false;
+    draining = false;
+    detail::logger().warn("the aborted run of tasks {}..{} finished draining", run_first_id, next_id - 1);
+    (void)finish_run(/*throw_if_aborted=*/false);  // end_run reported the stall already
+}
+
+[[noreturn]] void Runtime::Impl::throw_stall_while_waiting(std::string_view knob) {
+    abort_run();
+    detail::throw_error(ErrorCode::Stall, abort_report.message + " (while waiting for RuntimeConfig::" +
+                                              std::string(knob) + "); the run was aborted");
+}
+
+RunReport Runtime::Impl::finish_run(bool throw_if_aborted) {
+    const std::int64_t end_to_end_ns = steady_ns() - run_start_ns;
+    quiesce_schedulers();
     watchdog->disarm();
 
     try_retire();
@@ -205,6 +326,10 @@ RunReport Runtime::Impl::end_run() {
         std::lock_guard lock(engine.failures_mutex);
         report.failures = engine.failures;
     }
+    report.stalls = std::move(pending_stalls);
+    pending_stalls.clear();
+    for (StallReport& r : watchdog->take_reports()) report.stalls.push_back(std::move(r));
+    report.aborted = aborted;
     std::sort(subtask_records.begin(), subtask_records.end(),
               [](const SubtaskRecord& a, const SubtaskRecord& b) { return a.dispatch_ns < b.dispatch_ns; });
     if (config.record_graph) {
@@ -218,10 +343,12 @@ RunReport Runtime::Impl::end_run() {
     last_report = report;
     detail::logger().debug("run of {} tasks ended: {} completed, {} failed, {} cancelled, {} ns end to end",
                            report.submitted, report.completed, report.failed, report.cancelled, end_to_end_ns);
-    if (stall)
-        detail::throw_error(ErrorCode::Stall, stall->message + "; the run was aborted: " +
+    if (aborted && throw_if_aborted)
+        detail::throw_error(ErrorCode::Stall, abort_report.message + "; the run was aborted: " +
                                                   std::to_string(report.cancelled) + " task(s) cancelled, " +
-                                                  std::to_string(report.failed) + " failed");
+                                                  std::to_string(report.failed) + " failed, " +
+                                                  std::to_string(report.completed) + " completed of " +
+                                                  std::to_string(report.submitted));
     return report;
 }
 
@@ -236,6 +363,11 @@ void Runtime::register_kernel(FuncId id, KernelInfo info) {
     if (impl_->in_run) [[unlikely]]
         detail::throw_error(ErrorCode::RunInProgress,
                             "register_kernel(" + info.name + ") during a run; register kernels before pto::run");
+    if (impl_->draining) [[unlikely]]
+        detail::throw_error(ErrorCode::RunInProgress,
+                            "register_kernel(" + info.name + ") while kernels of an aborted run (tasks " +
+                                std::to_string(impl_->run_first_id) + ".." + std::to_string(impl_->next_id - 1) +
+                                ") still run; retry after they return (a successful begin_run shows they did)");
     if (id.is_none()) [[unlikely]]
         detail::throw_error(ErrorCode::InvalidArgument, "register_kernel(" + info.name + ") with FuncId none");
     if (info.name.empty()) info.name = "func " + std::to_string(id.value);

@@ -27,6 +27,11 @@ struct SlotBook {
     std::uint64_t args_end;       // argument-ring mark after this task's record: freed when it retires
     std::uint64_t last_consumer;  // id of the newest consumer linked to it, to merge duplicate producers
     bool scope_held;              // an open scope still holds this task's scope reference
+    // Consumers linked to this producer since the last flush_links, as a private list of edge nodes
+    // (1 + index; 0 = none), spliced into its fanout list with one CAS.
+    std::uint32_t staged_head;
+    std::uint32_t staged_tail;
+    std::uint32_t staged_count;
 };
 
 }  // namespace detail
@@ -39,6 +44,15 @@ struct Runtime::Impl {
     void begin_run();
     void end_orchestration();
     RunReport end_run();
+    // The stall path (runtime.cpp): abort, drain, reap, and finishing a run aborted earlier.
+    void settle_run(bool recovering);
+    void abort_run();
+    bool reap_if_idle();
+    void quiesce_schedulers();
+    void resume_dispatch();
+    RunReport finish_run(bool throw_if_aborted);
+    void recover_aborted_run();
+    [[noreturn]] void throw_stall_while_waiting(std::string_view knob);
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
     TaskId submit_instance(std::span<InstanceNode> nodes, bool scoped);
     TaskId try_retire();
@@ -53,9 +67,8 @@ struct Runtime::Impl {
     void reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes, std::uint64_t arg_bytes);
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
     std::uint32_t select_producers(TaskId id, std::span<const TaskId> producers);
-    std::uint32_t link_candidates(std::uint32_t slot, const std::uint32_t* producers, std::uint32_t count,
-                                  bool& cancelled);
-    void settle(std::uint32_t slot, std::uint32_t expected, std::uint32_t closed, bool cancelled);
+    void stage_links(std::uint32_t slot, const std::uint32_t* producers, std::uint32_t count);
+    void flush_links();
     void count_submit(const TaskSpec& spec);
     void record_task(const TaskSpec& spec, TaskId id, std::span<const TaskId> producers);
     void finish_orchestrator_completions();
@@ -77,7 +90,11 @@ struct Runtime::Impl {
     std::uint64_t retired_before = 0;
     bool in_run = false;
     bool orchestration_ended = false;
-    bool poisoned = false;  // a stalled kernel never returned: the runtime cannot start another run
+    bool aborted = false;   // a stall aborted this run: what had not started is being cancelled
+    bool draining = false;  // an aborted run ended with kernels still running; begin_run finishes it
+    StallReport abort_report;  // the stall that aborted the run
+    std::vector<StallReport> pending_stalls;  // reports of a draining run, for its final report
+    std::vector<std::uint64_t> retired_unsuccessful;  // this run's failed or cancelled tasks that retired
     std::int64_t run_start_ns = 0;
     std::int64_t orchestration_ns = 0;
     detail::CompletionContext orchestrator_ctx;
@@ -91,6 +108,11 @@ struct Runtime::Impl {
     std::vector<TaskId> instance_scratch;
     std::vector<std::uint32_t> candidates;      // producer slots selected for linking (scratch)
     std::vector<std::uint32_t> instance_marks;  // per instance node: how many candidates are its own
+    std::vector<std::uint32_t> staged_producers;  // producers with staged consumers (SlotBook::staged_*)
+    std::uint64_t staged_edges = 0;
+    /// Staged edges that force a flush even inside a scope: bounds how long a long scope delays its
+    /// consumers and how much the flush touches at once.
+    static constexpr std::uint64_t kMaxStagedEdges = 4096;
     std::vector<SubtaskRecord> subtask_records;
     RunReport last_report;
 

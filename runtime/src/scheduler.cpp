@@ -216,7 +216,10 @@ bool Scheduler::pass() {
                 }
                 if (finished) {
                     progressed = true;
-                    if (!core.running.is_empty()) start_running<E>(cluster, core, now);
+                    if (!core.running.is_empty()) {
+                        if (aborting) [[unlikely]] drop_unstarted(core);
+                        else start_running<E>(cluster, core, now);
+                    }
                 }
                 if (!core.running.is_empty()) {
                     ++busy;
@@ -242,7 +245,7 @@ bool Scheduler::pass() {
     }
 
     if (engine_.abort_requested.load(std::memory_order_relaxed)) [[unlikely]] {
-        progressed |= cancel_queued();
+        progressed |= engine_.cancel_queued(ctx_);
     } else {
         for (std::uint32_t i = 0; i < cluster_count_; ++i) {
             const ClusterState& cluster = clusters_[i];
@@ -272,7 +275,9 @@ bool Scheduler::pass() {
             const Placement& p = placements_[i];
             ClusterState& cluster = clusters_[p.cluster];
             CoreState& core = cluster.unit[p.unit];
-            const SubtaskRef ref{p.slot, p.block, p.lane, now};
+            const std::uint64_t seq =
+                settings_.record_subtasks ? engine_.record_sequence.fetch_add(1, std::memory_order_relaxed) : 0;
+            const SubtaskRef ref{p.slot, p.block, p.lane, now, seq};
             if (p.lane == 0) ++stats_.subtasks_dispatched;
             if (p.to_pending) {
                 core.pending = ref;
@@ -290,7 +295,9 @@ bool Scheduler::pass() {
         if constexpr (E != Executor::Instant) publish_idle_cores();
     }
 
-    engine_.add_finished(ctx_.counters.total() - finished_before);
+    const std::uint64_t ended = ctx_.counters.total() - finished_before;
+    if (ended != 0) engine_.add_finished(ended);
+    else if (progressed) engine_.note_progress();  // blocks moved: a long SPMD task is not a stall
     if (ctx_.pushed_ready) engine_.wake_schedulers();
     if (profile) {
         const std::int64_t t2 = now_ns();
@@ -351,6 +358,8 @@ void Scheduler::finish_running(ClusterState& cluster, CoreState& core, int statu
         r.start_ns = core.start_ns - base;
         r.end_ns = end_ns - base;
         r.finish_ns = now - base;
+        r.dispatch_seq = ref.dispatch_seq;
+        r.finish_seq = engine_.record_sequence.fetch_add(1, std::memory_order_relaxed);
     }
 
     // Read before the block count below: once another thread finishes the last block, the task may retire
@@ -391,25 +400,23 @@ void Scheduler::flush_finished_blocks() {
     finished_blocks_.clear();
 }
 
-bool Scheduler::cancel_queued() {
-    bool any = false;
-    std::uint32_t slot = 0;
-    for (Shape shape : {Shape::MIX, Shape::AIC, Shape::AIV}) {
-        while (engine_.ready.try_pop(shape, slot)) {
-            TaskSlot& task = engine_.slots[slot];
-            const std::uint32_t block_num = task.block_num;
-            const std::uint32_t claimed = task.blocks_claimed.load(std::memory_order_relaxed);
-            const std::uint32_t unclaimed = block_num - claimed;
-            task.blocks_claimed.store(block_num, std::memory_order_relaxed);
-            // A task none of whose blocks ran is cancelled; one partly run ends when its running blocks do.
-            if (claimed == 0) task.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
-            else task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
-            if (task.blocks_finished.fetch_add(unclaimed, std::memory_order_acq_rel) + unclaimed == block_num)
-                engine_.complete_task(slot, task.outcome.load(std::memory_order_relaxed), ctx_);
-            any = true;
-        }
+void Scheduler::drop_unstarted(CoreState& core) {
+    // After an abort a block pre-loaded into the pending slot never starts. It ends like a cancelled queue
+    // entry: a one-block task is cancelled, a wider one fails (other blocks may have run).
+    const SubtaskRef ref = core.running;
+    core.running = SubtaskRef{};
+    TaskSlot& task = engine_.slots[ref.slot];
+    const std::uint32_t block_num = task.block_num;
+    if (block_num == 1) {
+        task.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
+    } else {
+        task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
+        engine_.record_failure(ref.slot, "aborted after a stall: block " + std::to_string(ref.block) +
+                                             " never started");
     }
-    return any;
+    // acq_rel: the last block's thread owns the task's completion (as in finish_running).
+    if (task.blocks_finished.fetch_add(1, std::memory_order_acq_rel) + 1 != block_num) return;
+    engine_.complete_task(ref.slot, task.outcome.load(std::memory_order_relaxed), ctx_);
 }
 
 void Scheduler::publish_idle_cores() {

@@ -56,6 +56,10 @@ public:
         return oldest_start_ns_.load(std::memory_order_relaxed);
     }
 
+    /// has_unfinished_cores: a core holds a running subtask. This thread, or the orchestrator once the
+    /// thread acknowledged a quiesce epoch (the stall path uses it to tell stuck kernels from lost tasks).
+    [[nodiscard]] bool has_unfinished_cores() const;
+
 private:
     class ReadySource;
 
@@ -69,9 +73,8 @@ private:
     void finish_running(ClusterState& cluster, CoreState& core, int status, std::string* error,
                         std::int64_t end_ns, std::int64_t now);
     void flush_finished_blocks();
-    bool cancel_queued();
+    void drop_unstarted(CoreState& core);
     void publish_idle_cores();
-    bool has_unfinished_cores() const;
     std::int64_t earliest_end_ns() const;
     void park(bool timed_cores_busy);
     [[nodiscard]] std::int64_t now_ns() const;

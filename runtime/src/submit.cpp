@@ -43,7 +43,17 @@ std::uint64_t aligned_bytes(std::uint64_t bytes) {
     return std::max<std::uint64_t>(a, (bytes + a - 1) & ~(a - 1));
 }
 
-std::uint64_t create_info_bytes(const TensorView& v) { return v.element_count() * size_of(v.dtype); }
+/// create_info_bytes: bytes of a create-info output, saturated at 2^48 (more than any heap ring holds), so an
+/// absurd shape is rejected as larger than the heap instead of wrapping around to a small size.
+std::uint64_t create_info_bytes(const TensorView& v) {
+    constexpr std::uint64_t kSaturated = 1ull << 48;
+    std::uint64_t bytes = size_of(v.dtype);
+    for (int d = 0; d < v.ndim; ++d) {
+        if (v.shape[d] == 0) return 0;
+        bytes = bytes > kSaturated / v.shape[d] ? kSaturated : bytes * v.shape[d];
+    }
+    return bytes;
+}
 
 /// argument_bytes: argument-ring room to reserve for `spec` (kernels only keep their arguments).
 std::uint64_t argument_bytes(const TaskSpec& spec) {
@@ -171,12 +181,16 @@ void Runtime::Impl::validate_producers(std::span<const TaskId> producers, TaskId
 // ---- Reservation and retirement ---------------------------------------------------------------------------
 
 TaskId Runtime::Impl::try_retire() {
+    // A producer with staged consumers must not retire before they are spliced: they hold references.
+    flush_links();
     const std::uint32_t mask = engine.window_mask;
     while (retired_before < next_id) {
         const std::uint32_t slot = static_cast<std::uint32_t>(retired_before) & mask;
         // Acquire pairs with the last drop_reference (seq_cst RMW): every thread is done with the slot.
         if (books[slot].scope_held || detail::link_refs(engine.slots[slot].link.load(std::memory_order_acquire)) != 0)
             break;
+        if (engine.slots[slot].outcome.load(std::memory_order_relaxed) != Outcome::Ok) [[unlikely]]
+            retired_unsuccessful.push_back(retired_before);  // in id order: sorted
         engine.edges.release_until(books[slot].edge_end);
         heap.release_until(books[slot].heap_end);
         engine.args.release_until(books[slot].args_end);
@@ -222,16 +236,12 @@ void Runtime::Impl::wait_for_retirement(std::string_view knob) {
         const std::uint32_t oldest = static_cast<std::uint32_t>(retired_before) & engine.window_mask;
         const bool serial_blocked = config.orchestration == OrchestrationMode::Serial && !orchestration_ended;
         if (retired_before == next_id || books[oldest].scope_held || serial_blocked) throw_deadlock(knob);
-        if (watchdog->has_report()) {
-            auto report = watchdog->take_report();
-            detail::throw_error(ErrorCode::Stall, report->message + " (while waiting for RuntimeConfig::" +
-                                                      std::string(knob) + ")");
-        }
+        if (watchdog->stalled()) [[unlikely]] throw_stall_while_waiting(knob);  // aborts the run
         orchestrator_waiting.store(true, std::memory_order_relaxed);
         engine.orchestrator_parker.park_until(
             [&] {
                 return detail::link_refs(engine.slots[oldest].link.load(std::memory_order_seq_cst)) == 0 ||
-                       watchdog->has_report();
+                       watchdog->stalled();
             },
             detail::Parker::Clock::now() + std::chrono::milliseconds(50));
         orchestrator_waiting.store(false, std::memory_order_relaxed);
@@ -304,6 +314,11 @@ std::uint32_t Runtime::Impl::select_producers(TaskId id, std::span<const TaskId>
     for (TaskId p : producers) {
         if (p.value < retired_before) {
             ++stats.edges_to_retired;
+            // A producer that failed or was cancelled cancels its consumers even after it retired (SPEC §10).
+            if (!retired_unsuccessful.empty() && std::binary_search(retired_unsuccessful.begin(),
+                                                                    retired_unsuccessful.end(), p.value)) [[unlikely]]
+                engine.slots[static_cast<std::uint32_t>(id.value) & mask].outcome.store(Outcome::Cancelled,
+                                                                                         std::memory_order_relaxed);
             continue;
         }
         const std::uint32_t ps = static_cast<std::uint32_t>(p.value) & mask;
@@ -319,56 +334,76 @@ std::uint32_t Runtime::Impl::select_producers(TaskId id, std::span<const TaskId>
     return selected;
 }
 
-std::uint32_t Runtime::Impl::link_candidates(std::uint32_t slot, const std::uint32_t* producers, std::uint32_t count,
-                                             bool& cancelled) {
-    std::uint32_t closed = 0;
+void Runtime::Impl::stage_links(std::uint32_t slot, const std::uint32_t* producers, std::uint32_t count) {
     for (std::uint32_t i = 0; i < count; ++i) {
         const std::uint32_t ps = producers[i];
         const std::uint64_t counter = engine.edges.allocate();
         detail::EdgeNode& node = engine.edges.at(counter);
         node.producer_slot = ps;
         node.consumer_slot = slot;
-        const std::uint64_t node_tag = engine.edges.index_of(counter) + 1ull;
+        const std::uint32_t tag = engine.edges.index_of(counter) + 1;
+        detail::SlotBook& pbook = books[ps];
+        if (pbook.staged_count == 0) {
+            staged_producers.push_back(ps);
+            pbook.staged_tail = tag;
+            node.next = 0;
+        } else {
+            node.next = pbook.staged_head;
+        }
+        pbook.staged_head = tag;
+        ++pbook.staged_count;
+    }
+    staged_edges += count;
+}
+
+void Runtime::Impl::flush_links() {
+    if (staged_producers.empty()) return;
+    PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
+    for (const std::uint32_t ps : staged_producers) {
+        detail::SlotBook& pbook = books[ps];
+        const std::uint64_t refs = pbook.staged_count * kLinkRefUnit;
+        detail::EdgeNode& tail = engine.edges.node(pbook.staged_tail - 1);
         std::atomic<std::uint64_t>& link = engine.slots[ps].link;
         std::uint64_t word = link.load(std::memory_order_relaxed);
         for (;;) {
             if (detail::link_is_closed(word)) {
-                // Completed: hold a reference for its outputs; it adds no fanin. acq_rel: the acquire side
-                // sees the completer's outcome store (made before its close CAS).
-                if (link.compare_exchange_weak(word, word + kLinkRefUnit, std::memory_order_acq_rel,
-                                               std::memory_order_relaxed)) {
-                    ++stats.edges_to_completed;
-                    ++closed;
-                    if (engine.slots[ps].outcome.load(std::memory_order_relaxed) != Outcome::Ok) cancelled = true;
-                    break;
+                // Completed already: every staged consumer holds a reference for its outputs but waits for
+                // nothing from it. acq_rel: the acquire side sees the completer's outcome (stored before its
+                // close CAS).
+                if (!link.compare_exchange_weak(word, word + refs, std::memory_order_acq_rel, std::memory_order_relaxed))
+                    continue;
+                const bool failed = engine.slots[ps].outcome.load(std::memory_order_relaxed) != Outcome::Ok;
+                // The staged list was never published, so no other thread reads it while we walk it. Walk
+                // exactly staged_count nodes: a failed splice attempt above may have pointed the tail's next
+                // into the producer's published list, which its completer walks.
+                std::uint32_t e = pbook.staged_head;
+                for (std::uint32_t k = 0; k < pbook.staged_count; ++k) {
+                    const detail::EdgeNode& node = engine.edges.node(e - 1);
+                    e = node.next;
+                    TaskSlot& consumer = engine.slots[node.consumer_slot];
+                    // Ordered before the fanin subtraction (release), like a completer's cancellation.
+                    if (failed) consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
+                    if (consumer.fanin_pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
+                        engine.make_ready(node.consumer_slot, orchestrator_ctx);
                 }
-                continue;
+                stats.edges_to_completed += pbook.staged_count;
+                break;
             }
-            node.next = detail::link_head(word);
-            const std::uint64_t pushed = ((word + kLinkRefUnit) & ~kLinkHeadMask) | node_tag;
-            // Release: the node and the consumer's slot are visible to the completer that takes the list with
-            // its acquire close.
+            tail.next = detail::link_head(word);
+            const std::uint64_t pushed = ((word + refs) & ~kLinkHeadMask) | pbook.staged_head;
+            // Release: the nodes and the consumers' slots are visible to the completer that takes the list
+            // with its acquire close.
             if (link.compare_exchange_weak(word, pushed, std::memory_order_acq_rel, std::memory_order_relaxed)) {
-                ++stats.edges_linked;
+                stats.edges_linked += pbook.staged_count;
                 break;
             }
         }
+        pbook.staged_head = pbook.staged_tail = pbook.staged_count = 0;
+        ++stats.link_flushes;
     }
-    return closed;
-}
-
-void Runtime::Impl::settle(std::uint32_t slot, std::uint32_t expected, std::uint32_t closed, bool cancelled) {
-    TaskSlot& t = engine.slots[slot];
-    if (expected == 0) {
-        engine.make_ready(slot, orchestrator_ctx);
-        return;
-    }
-    if (closed == 0) return;  // linked producers release it; the slot may already be running
-    // The closed producers' shares are still counted, so the task cannot be ready yet: the outcome store
-    // is ordered before the subtraction (release) that may make it ready.
-    if (cancelled) t.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
-    const std::int32_t before = t.fanin_pending.fetch_sub(static_cast<std::int32_t>(closed), std::memory_order_acq_rel);
-    if (before == static_cast<std::int32_t>(closed)) engine.make_ready(slot, orchestrator_ctx);
+    staged_producers.clear();
+    staged_edges = 0;
+    finish_orchestrator_completions();
 }
 
 void Runtime::Impl::finish_orchestrator_completions() {
@@ -447,14 +482,16 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
     count_submit(spec);
     if (config.record_graph) record_task(spec, id, producers);
 
-    bool cancelled = false;
-    const std::uint32_t closed = link_candidates(slot, candidates.data(), expected, cancelled);
+    stage_links(slot, candidates.data(), expected);
     if (spec.kind == TaskKind::Alloc) {
         // Owns buffers and has no kernel: it completes now, but lives on while referenced.
         engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
-    } else {
-        settle(slot, expected, closed, cancelled);
+    } else if (expected == 0) {
+        engine.make_ready(slot, orchestrator_ctx);
     }
+    // Inside a scope, edges are spliced per producer when the scope ends (or the staging fills), one CAS
+    // per producer instead of one per edge; outside any scope, at once.
+    if (!scoped || staged_edges >= kMaxStagedEdges) flush_links();
     finish_orchestrator_completions();
     submits_published.store(next_id - run_first_id, std::memory_order_relaxed);
     return id;
@@ -558,21 +595,22 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
         const InstanceNode& n = nodes[i];
         const std::uint32_t slot = static_cast<std::uint32_t>(first.value + i) & engine.window_mask;
         const std::uint32_t external = instance_marks[i];
-        bool cancelled = false;
-        const std::uint32_t closed = link_candidates(slot, candidates.data() + offset, external, cancelled);
+        stage_links(slot, candidates.data() + offset, external);
         offset += external;
         if (n.spec.kind == TaskKind::Alloc) {
             engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
-        } else {
-            settle(slot, external + static_cast<std::uint32_t>(n.producer_offsets.size()), closed, cancelled);
+        } else if (external + n.producer_offsets.size() == 0) {
+            engine.make_ready(slot, orchestrator_ctx);
         }
     }
+    if (!scoped || staged_edges >= kMaxStagedEdges) flush_links();
     finish_orchestrator_completions();
     submits_published.store(next_id - run_first_id, std::memory_order_relaxed);
     return first;
 }
 
 void Runtime::Impl::release_scope(TaskId begin, TaskId end) {
+    flush_links();
     PhaseTimer timer(config.profile_orchestrator, stats.scope_end_ns);
     ++stats.scopes_closed;
     // The scope's hold is orchestrator-private (see "The link word"): releasing it is a plain store, and

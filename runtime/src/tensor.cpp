@@ -17,9 +17,10 @@ void check_rank(std::size_t ndim) {
 }
 
 void fill_row_major(TensorView& v) {
-    std::int64_t stride = 1;
+    // Unsigned: shapes whose product exceeds 2^63 wrap (well defined) rather than overflow.
+    std::uint64_t stride = 1;
     for (int d = v.ndim - 1; d >= 0; --d) {
-        v.strides[d] = stride;
+        v.strides[d] = static_cast<std::int64_t>(stride);
         stride *= v.shape[d];
     }
     for (int d = v.ndim; d < kMaxTensorDims; ++d) {
@@ -62,6 +63,7 @@ TensorView TensorView::contiguous(void* base, DataType type, std::span<const std
 }
 
 void detail::throw_bad_slice(const TensorView& view, int dim, std::uint32_t start, std::uint32_t length) {
+    check_rank(view.ndim);
     if (dim < 0 || dim >= view.ndim)
         bad_tensor("slice dimension " + std::to_string(dim) + " of a rank-" + std::to_string(view.ndim) + " view");
     bad_tensor("slice [" + std::to_string(start) + ", " + std::to_string(std::uint64_t{start} + length) +
@@ -70,6 +72,7 @@ void detail::throw_bad_slice(const TensorView& view, int dim, std::uint32_t star
 
 TensorView TensorView::reshape(std::initializer_list<std::uint32_t> dims) const {
     check_rank(dims.size());
+    check_rank(ndim);  // a malformed view (fields set by hand) is rejected, never read past its arrays
     if (!is_contiguous()) bad_tensor("reshape needs a contiguous view; copy or slice differently");
     std::uint64_t n = 1;
     for (std::uint32_t d : dims) n *= d;
@@ -85,6 +88,7 @@ TensorView TensorView::reshape(std::initializer_list<std::uint32_t> dims) const 
 }
 
 TensorView TensorView::transpose(int a, int b) const {
+    check_rank(ndim);
     if (a < 0 || b < 0 || a >= ndim || b >= ndim)
         bad_tensor("transpose of dimensions " + std::to_string(a) + " and " + std::to_string(b) +
                    " of a rank-" + std::to_string(ndim) + " view");
@@ -102,23 +106,26 @@ TensorView TensorView::untracked() const {
 
 std::uint64_t TensorView::element_count() const {
     std::uint64_t n = 1;
-    for (int d = 0; d < ndim; ++d) n *= shape[d];
+    for (int d = 0; d < ndim && d < kMaxTensorDims; ++d) n *= shape[d];
     return n;
 }
 
 bool TensorView::is_contiguous() const {
-    std::int64_t expected = 1;
+    if (ndim > kMaxTensorDims) return false;
+    std::uint64_t expected = 1;  // unsigned: wraps on absurd shapes instead of overflowing
     for (int d = ndim - 1; d >= 0; --d) {
-        if (shape[d] != 1 && strides[d] != expected) return false;
+        if (shape[d] != 1 && strides[d] != static_cast<std::int64_t>(expected)) return false;
         expected *= shape[d];
     }
     return true;
 }
 
 std::int64_t TensorView::element_offset(std::span<const std::uint32_t> index) const {
-    std::int64_t at = offset;
-    for (std::size_t d = 0; d < index.size() && d < ndim; ++d) at += static_cast<std::int64_t>(index[d]) * strides[d];
-    return at;
+    // Unsigned arithmetic: wraps (well defined) for views whose offsets leave the int64 range.
+    std::uint64_t at = static_cast<std::uint64_t>(offset);
+    for (std::size_t d = 0; d < index.size() && d < ndim && d < kMaxTensorDims; ++d)
+        at += std::uint64_t{index[d]} * static_cast<std::uint64_t>(strides[d]);
+    return static_cast<std::int64_t>(at);
 }
 
 }  // namespace pto

@@ -1,23 +1,111 @@
 // Watchdog thread: samples progress counters every quarter of the timeout; after a full timeout without
-// change it classifies the stall from what the schedulers and the orchestrator publish, and wakes the
-// orchestrator so it can abort the run instead of waiting forever.
+// change it classifies the stall from what the schedulers and the orchestrator publish, files a report,
+// and, unless the orchestration function itself is the slow part, wakes the orchestrator so it can abort
+// the run instead of waiting forever (runtime.cpp, "The stall path").
 #include "watchdog.h"
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 
+#include "logging.h"
 #include "runtime_impl.h"
 
-namespace pto::detail {
+namespace pto {
 
 const char* to_string(StallKind kind) {
     switch (kind) {
-        case StallKind::KernelTooLong: return "kernel running too long";
-        case StallKind::ReadyNotDispatched: return "ready but not dispatched";
-        case StallKind::DependencyDeadlock: return "dependency deadlock";
-        case StallKind::OrchestratorStarvation: return "orchestrator starvation";
+        case StallKind::KernelTooLong:
+            return "kernel running too long";
+        case StallKind::ReadyNotDispatched:
+            return "ready but not dispatched";
+        case StallKind::DependencyDeadlock:
+            return "dependency deadlock";
+        case StallKind::OrchestratorStarvation:
+            return "orchestrator starvation";
     }
     return "?";
+}
+
+namespace detail {
+namespace {
+
+std::int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+std::vector<TaskId> to_task_ids(const std::vector<std::uint64_t>& ids) {
+    std::vector<TaskId> out;
+    for (std::uint64_t id : ids)
+        out.push_back(TaskId{id});
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    if (out.size() > kMaxStuckIds) out.resize(kMaxStuckIds);
+    return out;
+}
+
+}  // namespace
+
+StallReport classify_stall(const StallFacts& f) {
+    StallReport r;
+    std::string detail;
+    const std::uint64_t unfinished = f.submitted - std::min(f.submitted, f.finished);
+    if (f.busy_cores > 0) {
+        r.kind = StallKind::KernelTooLong;
+        r.tasks = to_task_ids(f.running);
+        detail = std::to_string(f.busy_cores) + " core(s) busy, the oldest subtask running for " +
+                 std::to_string(f.oldest_running_ns / 1'000'000) +
+                 " ms; the listed tasks are the oldest running on each scheduler thread";
+    } else if (f.ready_queued && (f.dispatch_enabled || f.orchestrator_waiting)) {
+        r.kind = StallKind::ReadyNotDispatched;
+        r.tasks = to_task_ids(f.unfinished);
+        detail = "ready tasks are queued, no core is busy, and no scheduler thread dispatched one (" +
+                 std::to_string(unfinished) + " task(s) unfinished; the oldest are listed)";
+    } else if (!f.orchestrator_waiting) {
+        // The orchestration function is running user code. Whatever waits may wait for it: serial mode starts
+        // dispatch when it returns, and it may still hold consumers it has not linked yet.
+        r.kind = StallKind::OrchestratorStarvation;
+        if (f.ready_queued)
+            detail = "serial mode: " + std::to_string(unfinished) +
+                     " submitted task(s) wait for the orchestration function to return";
+        else if (unfinished > 0)
+            detail = std::to_string(unfinished) + " submitted task(s) unfinished, none ready or running";
+        else
+            detail = "all " + std::to_string(f.submitted) + " submitted task(s) finished";
+        detail +=
+            ", and the orchestration function has submitted nothing since; the runtime cannot act on user "
+            "code, so it only reports this";
+    } else if (unfinished > 0) {
+        r.kind = StallKind::DependencyDeadlock;
+        r.tasks = to_task_ids(f.unfinished);
+        detail =
+            std::to_string(unfinished) +
+            " task(s) unfinished but neither ready nor running while the orchestrator waits: a dependency "
+            "that can never be released (a runtime bug; the oldest are listed)";
+    } else {
+        r.kind = StallKind::DependencyDeadlock;
+        r.tasks = {TaskId{f.oldest_unretired}};
+        detail =
+            "every submitted task finished, but task " + std::to_string(f.oldest_unretired) +
+            " does not retire while the orchestrator waits for it (a reference never dropped: a runtime bug)";
+    }
+    // Appended piecewise: GCC 12 reports a false -Wrestrict on chains of operator+ here.
+    r.message = "stall: ";
+    r.message += to_string(r.kind);
+    r.message += " after ";
+    r.message += std::to_string(f.timeout_ms);
+    r.message += " ms without progress (RuntimeConfig::stall_timeout_ms): ";
+    r.message += detail;
+    if (!r.tasks.empty()) {
+        r.message += "; stuck task ids:";
+        for (TaskId id : r.tasks) {
+            r.message += ' ';
+            r.message += std::to_string(id.value);
+        }
+    }
+    return r;
 }
 
 Watchdog::Watchdog(Runtime::Impl& runtime) : runtime_(runtime) {
@@ -33,12 +121,19 @@ Watchdog::~Watchdog() {
     if (thread_.joinable()) thread_.join();
 }
 
-void Watchdog::arm() {
+void Watchdog::arm(bool new_run) {
     {
         std::lock_guard lock(mutex_);
         armed_ = true;
-        report_.reset();
-        reported_.store(false, std::memory_order_release);
+        rebase_ = true;
+        run_start_ns_ = runtime_.run_start_ns;
+        run_first_id_ = runtime_.run_first_id;
+        if (new_run) {
+            reports_.clear();
+            aborted_ = false;
+            aborted_kind_.reset();
+        }
+        end_episode();
     }
     cv_.notify_all();
 }
@@ -46,103 +141,120 @@ void Watchdog::arm() {
 void Watchdog::disarm() {
     std::lock_guard lock(mutex_);
     armed_ = false;
+    end_episode();
 }
 
-std::optional<StallReport> Watchdog::take_report() {
+void Watchdog::end_episode() {
+    latest_.reset();
+    episode_kind_.reset();
+    episode_filed_.reset();
+    stalled_.store(false, std::memory_order_release);
+}
+
+StallReport Watchdog::latest() {
     std::lock_guard lock(mutex_);
-    std::optional<StallReport> r = std::move(report_);
-    report_.reset();
-    reported_.store(false, std::memory_order_release);
-    return r;
+    return latest_.value_or(StallReport{});
 }
 
-std::uint64_t Watchdog::progress_signature() const {
-    // Any change of either counter is progress: a task ended, or the orchestrator submitted one.
-    return runtime_.engine.progress_epoch.load(std::memory_order_relaxed) * 0x9E3779B97F4A7C15ull ^
-           runtime_.submits_published.load(std::memory_order_relaxed);
+void Watchdog::mark_aborted() {
+    std::lock_guard lock(mutex_);
+    aborted_ = true;
+    aborted_kind_ = episode_kind_;
+    if (latest_) latest_->aborted_run = true;
+    if (episode_filed_) reports_[*episode_filed_].aborted_run = true;
+}
+
+std::vector<StallReport> Watchdog::take_reports() {
+    std::lock_guard lock(mutex_);
+    std::vector<StallReport> out = std::move(reports_);
+    reports_.clear();
+    return out;
+}
+
+Watchdog::Progress Watchdog::progress() const {
+    // Relaxed: any change is progress; the values are never used to reach other data.
+    return Progress{runtime_.engine.progress_epoch.load(std::memory_order_relaxed),
+                    runtime_.submits_published.load(std::memory_order_relaxed),
+                    runtime_.retired_published.load(std::memory_order_relaxed)};
+}
+
+StallFacts Watchdog::sample() const {
+    const Engine& engine = runtime_.engine;
+    StallFacts f;
+    f.timeout_ms = runtime_.config.stall_timeout_ms;
+    const std::int64_t now = steady_ns();
+    std::int64_t oldest = now;
+    for (const auto& s : runtime_.schedulers) {
+        f.busy_cores += s->busy_cores();
+        if (s->oldest_running_task() == ~0ull) continue;
+        f.running.push_back(s->oldest_running_task());
+        oldest = std::min(oldest, s->oldest_running_start_ns());
+    }
+    f.oldest_running_ns = now - oldest;
+    f.ready_queued = !engine.ready.all_empty();
+    f.dispatch_enabled = engine.dispatch_enabled.load(std::memory_order_relaxed);
+    f.orchestrator_waiting = runtime_.orchestrator_waiting.load(std::memory_order_relaxed);
+    f.submitted = runtime_.submits_published.load(std::memory_order_relaxed);
+    f.finished = engine.finished_tasks.load(std::memory_order_relaxed);
+    f.oldest_unretired = runtime_.retired_published.load(std::memory_order_relaxed);
+    // Unfinished tasks: those whose link word is not closed, oldest first. Only atomics are read, so a
+    // slot the orchestrator reuses meanwhile costs at most a wrong id in a report.
+    const std::uint64_t end = run_first_id_ + f.submitted;
+    for (std::uint64_t id = f.oldest_unretired; id < end && f.unfinished.size() < kMaxStuckIds; ++id) {
+        const TaskSlot& slot = engine.slots[static_cast<std::uint32_t>(id) & engine.window_mask];
+        if (!link_is_closed(slot.link.load(std::memory_order_relaxed))) f.unfinished.push_back(id);
+    }
+    return f;
 }
 
 void Watchdog::thread_main() {
-    using namespace std::chrono;
-    const auto timeout = milliseconds(runtime_.config.stall_timeout_ms);
-    const auto period = std::max(milliseconds(1), timeout / 4);
+    using Clock = std::chrono::steady_clock;
+    const auto timeout = std::chrono::milliseconds(runtime_.config.stall_timeout_ms);
+    const auto period = std::max<Clock::duration>(std::chrono::milliseconds(1), timeout / 4);
     std::unique_lock lock(mutex_);
-    std::uint64_t last = 0;
-    auto last_change = steady_clock::now();
+    Progress last;
+    auto last_change = Clock::now();
+    auto last_diagnosis = last_change;
     while (!stopping_) {
         cv_.wait_for(lock, period);
         if (stopping_) break;
-        if (!armed_ || report_) {
-            last_change = steady_clock::now();
-            continue;
-        }
-        const std::uint64_t now_sig = progress_signature();
-        const auto now = steady_clock::now();
-        if (now_sig != last) {
-            last = now_sig;
+        if (!armed_) continue;
+        const auto now = Clock::now();
+        const Progress p = progress();
+        if (rebase_ || !(p == last)) {
+            rebase_ = false;
+            last = p;
             last_change = now;
+            if (episode_kind_) end_episode();
             continue;
         }
         if (now - last_change < timeout) continue;
-        report_ = diagnose();
-        reported_.store(true, std::memory_order_release);
-        last_change = now;
+        // No progress for a whole timeout: diagnose, and again every timeout while it lasts (the class may
+        // change, e.g. when the orchestrator starts waiting); a report is filed when the class changes.
+        if (episode_kind_ && now - last_diagnosis < timeout) continue;
+        last_diagnosis = now;
+        StallReport r = classify_stall(sample());
+        r.at_ns = steady_ns() - run_start_ns_;
+        const bool new_class = !episode_kind_ || *episode_kind_ != r.kind;
+        const bool already_aborted = aborted_ && aborted_kind_ == r.kind;
+        episode_kind_ = r.kind;
+        if (new_class) episode_filed_.reset();
+        if (new_class && !already_aborted) {
+            logger().warn("{}", r.message);
+            if (reports_.size() < kMaxStallReports) {
+                episode_filed_ = reports_.size();
+                reports_.push_back(r);
+            }
+        }
+        const bool blocking = r.kind != StallKind::OrchestratorStarvation;
+        latest_ = std::move(r);
+        stalled_.store(blocking, std::memory_order_release);
+        if (!blocking) continue;
         lock.unlock();
         runtime_.engine.orchestrator_parker.unpark();
         lock.lock();
     }
 }
 
-StallReport Watchdog::diagnose() {
-    Engine& engine = runtime_.engine;
-    StallReport r;
-    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now().time_since_epoch())
-                                 .count();
-    std::uint32_t busy = 0;
-    for (const auto& s : runtime_.schedulers) {
-        busy += s->busy_cores();
-        if (s->oldest_running_task() != ~0ull) r.tasks.push_back(s->oldest_running_task());
-    }
-    const std::uint64_t finished = engine.finished_tasks.load(std::memory_order_relaxed);
-    const std::uint64_t submitted = runtime_.submits_published.load(std::memory_order_relaxed);
-    const bool orchestrator_waiting = runtime_.orchestrator_waiting.load(std::memory_order_relaxed);
-    std::string detail;
-    if (busy > 0) {
-        r.kind = StallKind::KernelTooLong;
-        std::int64_t oldest = now;
-        for (const auto& s : runtime_.schedulers)
-            if (s->oldest_running_task() != ~0ull) oldest = std::min(oldest, s->oldest_running_start_ns());
-        detail = std::to_string(busy) + " core(s) busy, the oldest subtask running for " +
-                 std::to_string((now - oldest) / 1'000'000) + " ms";
-    } else if (!engine.ready.all_empty()) {
-        r.kind = StallKind::ReadyNotDispatched;
-        detail = "ready queues hold tasks but no core took one";
-    } else if (finished < submitted || orchestrator_waiting) {
-        r.kind = StallKind::DependencyDeadlock;
-        r.tasks.push_back(runtime_.retired_published.load(std::memory_order_relaxed));
-        detail = std::to_string(submitted - std::min(submitted, finished)) +
-                 " task(s) neither ready nor running; the oldest unretired task is listed";
-    } else {
-        r.kind = StallKind::OrchestratorStarvation;
-        detail = "all " + std::to_string(submitted) +
-                 " submitted task(s) finished and the orchestration function submitted nothing new";
-    }
-    // Appended piecewise: GCC 12 reports a false -Wrestrict on chains of operator+ here.
-    r.message = "stall: ";
-    r.message += to_string(r.kind);
-    r.message += " after ";
-    r.message += std::to_string(runtime_.config.stall_timeout_ms);
-    r.message += " ms without progress (RuntimeConfig::stall_timeout_ms): ";
-    r.message += detail;
-    if (!r.tasks.empty()) {
-        r.message += "; stuck task ids:";
-        for (std::uint64_t id : r.tasks) {
-            r.message += ' ';
-            r.message += std::to_string(id);
-        }
-    }
-    return r;
-}
-
-}  // namespace pto::detail
+}  // namespace detail
+}  // namespace pto

@@ -7,55 +7,99 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
-#include <string>
 #include <thread>
 #include <vector>
 
 #include "pto/runtime/runtime.h"
+#include "pto/runtime/stats.h"
 
 namespace pto::detail {
 
-enum class StallKind : std::uint8_t {
-    KernelTooLong,           ///< a subtask has been running longer than the timeout
-    ReadyNotDispatched,      ///< ready tasks are queued but no scheduler dispatches them
-    DependencyDeadlock,      ///< unfinished tasks are neither ready nor running
-    OrchestratorStarvation,  ///< every submitted task finished; the orchestration function submits nothing
+/// StallFacts: what the classifier looks at, sampled from the runtime's published state. Separate from
+/// the sampling so tests can check every class of the decision table directly.
+struct StallFacts {
+    std::uint32_t busy_cores = 0;           // cores with a running subtask (all scheduler threads)
+    std::vector<std::uint64_t> running;     // the oldest running task of each scheduler thread that has one
+    std::int64_t oldest_running_ns = 0;     // how long the oldest running subtask has been running
+    bool ready_queued = false;              // a ready queue holds a task
+    bool dispatch_enabled = true;           // false in serial mode until the orchestration function returns
+    bool orchestrator_waiting = false;      // the orchestrator is parked inside the runtime
+    std::uint64_t submitted = 0;            // tasks submitted this run
+    std::uint64_t finished = 0;             // tasks completed, failed or cancelled this run
+    std::uint64_t oldest_unretired = 0;     // retirement watermark (task id)
+    std::vector<std::uint64_t> unfinished;  // oldest unfinished task ids (at most kMaxStuckIds)
+    std::uint32_t timeout_ms = 0;
 };
 
-[[nodiscard]] const char* to_string(StallKind kind);
+inline constexpr std::size_t kMaxStuckIds = 16;
+inline constexpr std::size_t kMaxStallReports = 16;
 
-struct StallReport {
-    StallKind kind;
-    std::vector<std::uint64_t> tasks;  // stuck task ids
-    std::string message;
-};
+/// classify_stall: the stall class and report for `facts` (no progress for facts.timeout_ms). Decision
+/// table, first match wins:
+///   a core is busy                                          -> KernelTooLong (the running tasks)
+///   tasks queued, and dispatch enabled or the orchestrator  -> ReadyNotDispatched (the unfinished tasks)
+///     waits inside the runtime
+///   the orchestrator is in user code (the orchestration     -> OrchestratorStarvation (serial mode waiting
+///     function), so whatever waits may wait for it             for it, unlinked consumers, or all finished)
+///   the orchestrator waits, unfinished tasks neither        -> DependencyDeadlock (the unfinished tasks)
+///     queued nor running
+///   the orchestrator waits, all finished                    -> DependencyDeadlock (the oldest
+///                                                              unretired task)
+[[nodiscard]] StallReport classify_stall(const StallFacts& facts);
 
 class Watchdog {
-public:
+  public:
     explicit Watchdog(Runtime::Impl& runtime);
     ~Watchdog();
     Watchdog(const Watchdog&) = delete;
     Watchdog& operator=(const Watchdog&) = delete;
 
-    /// arm / disarm: watch the run between begin_run and end_run (orchestrator thread).
-    void arm();
+    /// arm: watch the run from now on (orchestrator thread). `new_run` clears the reports of the previous
+    /// run; false resumes watching an aborted run that is still draining.
+    void arm(bool new_run);
+    /// disarm: stop watching (orchestrator thread).
     void disarm();
-    /// has_report: a stall was diagnosed and not yet taken (any thread; relaxed flag, then the lock).
-    [[nodiscard]] bool has_report() const { return reported_.load(std::memory_order_acquire); }
-    std::optional<StallReport> take_report();
+    /// stalled: a stall the orchestrator must act on is ongoing: diagnosed as a class other than
+    /// starvation, and no progress since (any thread; acquire).
+    [[nodiscard]] bool stalled() const { return stalled_.load(std::memory_order_acquire); }
+    /// latest: the newest diagnosis of the ongoing stall (orchestrator thread, after stalled()).
+    [[nodiscard]] StallReport latest();
+    /// mark_aborted: the orchestrator aborted the run because of the ongoing stall; the report that
+    /// caused it says so, and further diagnoses of the same class are not filed again.
+    void mark_aborted();
+    /// take_reports: the reports filed since the run was armed, oldest first (orchestrator thread).
+    [[nodiscard]] std::vector<StallReport> take_reports();
 
-private:
+  private:
     void thread_main();
-    [[nodiscard]] std::uint64_t progress_signature() const;
-    StallReport diagnose();
+    /// Progress: counters any of which changes when the run moves: a scheduler pass that ended or
+    /// dispatched something, a submit, a retirement.
+    struct Progress {
+        std::uint64_t epoch = 0;
+        std::uint64_t submits = 0;
+        std::uint64_t retired = 0;
+        bool operator==(const Progress&) const = default;
+    };
+    [[nodiscard]] Progress progress() const;
+    [[nodiscard]] StallFacts sample() const;  // with mutex_ held
+    void end_episode();                       // with mutex_ held
 
     Runtime::Impl& runtime_;
     std::mutex mutex_;
     std::condition_variable cv_;
-    bool armed_ = false;          // guarded by mutex_
-    bool stopping_ = false;       // guarded by mutex_
-    std::optional<StallReport> report_;  // guarded by mutex_
-    std::atomic<bool> reported_{false};
+    // All guarded by mutex_.
+    bool armed_ = false;
+    bool rebase_ = false;  // armed anew: the next sample starts a fresh no-progress interval
+    bool stopping_ = false;
+    bool aborted_ = false;                   // the run was aborted (mark_aborted)
+    std::optional<StallKind> aborted_kind_;  // the class that caused the abort
+    std::int64_t run_start_ns_ = 0;
+    std::uint64_t run_first_id_ = 0;
+    std::optional<StallReport> latest_;         // the ongoing stall's newest diagnosis
+    std::optional<StallKind> episode_kind_;     // class of the ongoing stall, if one is ongoing
+    std::optional<std::size_t> episode_filed_;  // index in reports_ of the ongoing stall's filed report
+    std::vector<StallReport> reports_;
+    std::atomic<bool> stalled_{false};
     std::thread thread_;
 };
 

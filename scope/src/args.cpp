@@ -37,11 +37,12 @@ Args& Args::output(const TensorCreateInfo& info) {
     v.ndim = static_cast<std::uint8_t>(info.ndim);
     v.dtype = info.dtype;
     v.is_tracked = true;
-    std::int64_t stride = 1;
+    // Unsigned: an absurd shape wraps here instead of overflowing; the submit rejects it (CapacityExhausted).
+    std::uint64_t stride = 1;
     for (int d = kMaxTensorDims - 1; d >= 0; --d) {
         const bool used = d < static_cast<int>(info.ndim);
         v.shape[d] = used ? info.shape[d] : 1;
-        v.strides[d] = used ? stride : 0;
+        v.strides[d] = used ? static_cast<std::int64_t>(stride) : 0;
         stride *= used ? info.shape[d] : 1;
     }
     return *this;

@@ -106,7 +106,7 @@ TEST_CASE("a simulated timeline runs every subtask once and never before its pro
     cfg.seed = seed;
     const SimReport r = simulate(g, cfg);
     CHECK(test::check_exactly_once_records(g, r.timeline).empty());
-    CHECK(test::check_ordering(g, test::spans_from_subtasks(g, r.timeline)).empty());
+    CHECK(test::check_ordering(g, test::spans_from_timeline(g, r.timeline)).empty());
     CHECK(r.makespan_us >= r.lower_bound_us);
     CHECK(r.makespan_us >= r.bounds.critical_path_us);
     CHECK(r.makespan_us >= r.bounds.orchestration_path_us);
@@ -169,7 +169,7 @@ TEST_CASE("the model replays a graph the runtime recorded", "[sim][runtime]") {
     CHECK(r.subtasks == 8 + 16 + 4 + 1);
     CHECK(r.timeline.size() == 8 + 16 + 4 * 3 + 1);
     CHECK(test::check_exactly_once_records(g, r.timeline).empty());
-    CHECK(test::check_ordering(g, test::spans_from_subtasks(g, r.timeline)).empty());
+    CHECK(test::check_ordering(g, test::spans_from_timeline(g, r.timeline)).empty());
     // The chain a -> b -> m -> (d) -> last is at least 20 + 5 + 20 + 5 us of kernel time.
     CHECK(r.bounds.critical_path_us == Approx(50.0));
     CHECK(r.makespan_us > r.bounds.critical_path_us);
@@ -194,7 +194,7 @@ TEST_CASE("paged attention (480 groups x 4 tasks) simulates on the default a2a3 
     const SimReport r = simulate(b.graph(), cfg);
     CHECK(r.kernel_tasks == 1920);
     CHECK(r.timeline.size() == 1920);
-    CHECK(test::check_ordering(b.graph(), test::spans_from_subtasks(b.graph(), r.timeline)).empty());
+    CHECK(test::check_ordering(b.graph(), test::spans_from_timeline(b.graph(), r.timeline)).empty());
     // 480 x (51.63 + 52.61) us of AIC work on 24 AIC cores.
     CHECK(r.bounds.aic_work_us == Approx(480.0 * (51.63 + 52.61) / 24.0));
     CHECK(r.bounds.critical_path_us == Approx(51.63 + 58.82 + 52.61 + 2.56));

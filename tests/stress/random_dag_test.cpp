@@ -28,6 +28,8 @@ TEST_CASE("random DAGs run every subtask exactly once, after all its producers",
                                      Variant{Executor::Compute, 0.5});
     const std::uint32_t schedulers = GENERATE(1u, 2u, 3u, 8u);
     const std::uint32_t window = GENERATE(8u, 64u);
+    // 0: every submit links at once; 4 (< the smallest window): edges staged per scope, spliced at its end.
+    const std::uint32_t scope_size = GENERATE(0u, 4u);
     const std::uint32_t rounds = 2 * test::stress_scale();
 
     RuntimeConfig c;
@@ -46,12 +48,12 @@ TEST_CASE("random DAGs run every subtask exactly once, after all its producers",
     for (std::uint32_t round = 0; round < rounds; ++round) {
         const std::uint64_t seed = 1000 * window + 100 * schedulers + 10 * static_cast<std::uint64_t>(variant.executor) + round;
         INFO("seed " << seed << ", executor " << static_cast<int>(variant.executor) << ", schedulers " << schedulers
-                     << ", window " << window);
+                     << ", window " << window << ", scope size " << scope_size);
         test::RandomDagOptions options;
         options.tasks = 300;
         const auto nodes = test::random_dag(seed, options);
         log.clear();
-        const RunReport r = pto::run(rt, [&] { test::submit_random_dag(nodes, kLog); });
+        const RunReport r = pto::run(rt, [&] { test::submit_random_dag(nodes, kLog, scope_size); });
         REQUIRE(r.submitted == nodes.size());
         REQUIRE(r.completed == nodes.size());
         const GraphRecord& g = rt.graph();

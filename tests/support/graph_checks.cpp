@@ -19,6 +19,20 @@ std::vector<TaskSpan> spans_from_subtasks(const GraphRecord& graph, std::span<co
         const std::int64_t i = graph.index_of(r.task);
         if (i < 0) continue;
         TaskSpan& s = spans[static_cast<std::size_t>(i)];
+        // Causal stamps, not clocks: two host cores' clocks may disagree by nanoseconds.
+        s.first_start = std::min(s.first_start, r.dispatch_seq);
+        s.last_end = std::max(s.last_end, r.finish_seq);
+        ++s.runs;
+    }
+    return spans;
+}
+
+std::vector<TaskSpan> spans_from_timeline(const GraphRecord& graph, std::span<const SubtaskRecord> records) {
+    std::vector<TaskSpan> spans(graph.tasks.size());
+    for (const SubtaskRecord& r : records) {
+        const std::int64_t i = graph.index_of(r.task);
+        if (i < 0) continue;
+        TaskSpan& s = spans[static_cast<std::size_t>(i)];
         s.first_start = std::min<std::uint64_t>(s.first_start, static_cast<std::uint64_t>(r.start_ns));
         s.last_end = std::max<std::uint64_t>(s.last_end, static_cast<std::uint64_t>(r.end_ns));
         ++s.runs;

@@ -23,8 +23,11 @@ struct TaskSpan {
 /// violation. `spans` is indexed like graph.tasks.
 std::string check_ordering(const GraphRecord& graph, const std::vector<TaskSpan>& spans);
 
-/// spans_from_subtasks: spans from the runtime's subtask records (start_ns / end_ns), counting subtasks.
+/// spans_from_subtasks: spans from the runtime's subtask records (their causal dispatch_seq / finish_seq
+/// stamps), counting subtasks.
 std::vector<TaskSpan> spans_from_subtasks(const GraphRecord& graph, std::span<const SubtaskRecord> records);
+/// spans_from_timeline: spans from start_ns / end_ns, for simulated timelines (one exact virtual clock).
+std::vector<TaskSpan> spans_from_timeline(const GraphRecord& graph, std::span<const SubtaskRecord> records);
 /// spans_from_log: spans from an ExecutionLog's sequence numbers.
 std::vector<TaskSpan> spans_from_log(const GraphRecord& graph, const std::vector<ExecutionEntry>& entries);
 

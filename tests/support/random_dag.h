@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -55,12 +56,19 @@ inline std::vector<RandomNode> random_dag(std::uint64_t seed, const RandomDagOpt
     return nodes;
 }
 
-/// submit_random_dag: submits `nodes` with explicit dependencies, outside any scope (so a small window
-/// drains as tasks finish). Every kernel lane runs `kernel`. Returns the ids.
-inline std::vector<TaskId> submit_random_dag(const std::vector<RandomNode>& nodes, FuncId kernel) {
+/// submit_random_dag: submits `nodes` with explicit dependencies. With scope_size 0, outside any scope (each
+/// submit links at once); otherwise in MANUAL scopes of that many tasks (edges are staged and spliced when
+/// each scope ends). Every kernel lane runs `kernel`. Returns the ids.
+inline std::vector<TaskId> submit_random_dag(const std::vector<RandomNode>& nodes, FuncId kernel,
+                                             std::uint32_t scope_size = 0) {
     std::vector<TaskId> ids(nodes.size());
     std::vector<TaskId> deps;
+    std::unique_ptr<ScopeGuard> scope;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (scope_size != 0 && i % scope_size == 0) {
+            scope.reset();
+            scope = std::make_unique<ScopeGuard>(ScopeMode::Manual);
+        }
         const RandomNode& n = nodes[i];
         deps.clear();
         for (std::uint32_t d : n.deps) deps.push_back(ids[d]);

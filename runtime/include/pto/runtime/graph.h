@@ -65,6 +65,12 @@ struct SubtaskRecord {
     std::int64_t start_ns = 0;
     std::int64_t end_ns = 0;
     std::int64_t finish_ns = 0;
+    /// Causal stamps from one run-wide counter: drawn when the block was placed on a core and when its
+    /// completion was handled. A consumer's dispatch_seq exceeds every finish_seq of its producers' blocks
+    /// even when the clocks of two host cores disagree by a few nanoseconds, which timestamps cannot
+    /// promise.
+    std::uint64_t dispatch_seq = 0;
+    std::uint64_t finish_seq = 0;
 };
 
 }  // namespace pto

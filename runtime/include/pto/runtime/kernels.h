@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -21,6 +22,9 @@ struct KernelContext {
     std::uint32_t block_num;
     /// MIX lanes: 0 = AIC, 1 = first AIV, 2 = second AIV. Always 0 for AIC and AIV tasks.
     std::uint32_t lane;
+    /// The task's core type: lets a function registered for several kinds of launch tell a MIX lane 0 from
+    /// an AIC task.
+    CoreType core;
     TaskId task;
     /// user: the pointer given at registration (kernel state, test hooks).
     void* user;
@@ -30,7 +34,7 @@ struct KernelContext {
     [[nodiscard]] T scalar_as(std::size_t i) const {
         static_assert(sizeof(T) <= sizeof(std::uint64_t));
         T value;
-        __builtin_memcpy(&value, &scalars[i], sizeof(T));
+        std::memcpy(&value, &scalars[i], sizeof(T));
         return value;
     }
 };
@@ -53,7 +57,7 @@ template <class T>
 [[nodiscard]] std::uint64_t scalar_bits(T value) {
     static_assert(sizeof(T) <= sizeof(std::uint64_t));
     std::uint64_t bits = 0;
-    __builtin_memcpy(&bits, &value, sizeof(T));
+    std::memcpy(&bits, &value, sizeof(T));
     return bits;
 }
 

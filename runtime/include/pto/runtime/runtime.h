@@ -59,14 +59,18 @@ public:
     // ---- Run lifecycle ---------------------------------------------------------------------------------
 
     /// begin_run: starts a run on the calling thread, which becomes the orchestrator. In concurrent mode the
-    /// schedulers start dispatching at once. Throws RunInProgress if a run is already open.
+    /// schedulers start dispatching at once. Throws RunInProgress if a run is already open. If the previous
+    /// run was aborted while kernels still ran, first waits for them; throws Stall if they make no progress
+    /// for another stall_timeout_ms (the runtime then stays usable once they return).
     void begin_run();
     /// end_orchestration: marks the end of the orchestration function (its wall time is reported). Serial
     /// mode releases the schedulers here. Called by end_run if not called before.
     void end_orchestration();
     /// end_run: blocks until every submitted task has completed, failed or been cancelled, retires them all
     /// and returns the report (also kept as last_report()). Never throws for kernel failures: the report
-    /// lists them. Throws Stall if the watchdog classified a stall (after cancelling what had not started).
+    /// lists them. Throws Stall if the watchdog saw a stall this call was waiting on: the run is aborted (no
+    /// task starts any more, what had not started is cancelled), last_report() holds the counts and
+    /// RunReport::stalls the classified reports (docs/reliability.md).
     RunReport end_run();
     [[nodiscard]] bool in_run() const;
 

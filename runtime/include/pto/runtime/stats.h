@@ -18,6 +18,7 @@ struct OrchestratorStats {
     std::uint64_t edges_to_completed = 0;    ///< producer already completed: reference kept, no fanin
     std::uint64_t edges_to_retired = 0;      ///< producer already retired: edge skipped (SPEC §2)
     std::uint64_t edges_duplicate = 0;       ///< the same producer named twice for one consumer
+    std::uint64_t link_flushes = 0;          ///< producers whose staged consumers were spliced (one CAS each)
     std::uint64_t window_waits = 0;          ///< submits that waited for a task slot
     std::uint64_t heap_waits = 0;            ///< submits that waited for heap bytes
     std::uint64_t edge_waits = 0;            ///< submits that waited for edge-pool nodes
@@ -61,6 +62,29 @@ struct TaskFailure {
     std::string message;
 };
 
+/// StallKind: why the watchdog saw no progress for RuntimeConfig::stall_timeout_ms (SPEC §10).
+enum class StallKind : std::uint8_t {
+    KernelTooLong,           ///< a subtask has been running longer than the timeout
+    ReadyNotDispatched,      ///< ready tasks are queued, no core is busy, and no scheduler dispatches them
+    DependencyDeadlock,      ///< unfinished tasks are neither ready nor running, or finished tasks do not retire
+    OrchestratorStarvation,  ///< nothing is left to run and the orchestration function submits nothing
+};
+
+/// to_string: "kernel running too long", "ready but not dispatched", "dependency deadlock",
+/// "orchestrator starvation".
+[[nodiscard]] const char* to_string(StallKind kind);
+
+/// StallReport: one stall the watchdog diagnosed. Starvation is only reported (the orchestration function
+/// is user code, so the runtime cannot act on it); the other kinds abort the run once the orchestrator
+/// waits on the stuck work (Error{Stall}).
+struct StallReport {
+    StallKind kind = StallKind::KernelTooLong;
+    std::vector<TaskId> tasks;   ///< stuck task ids, oldest first (at most 16)
+    std::string message;         ///< the class, the timeout, what was seen and the stuck ids
+    std::int64_t at_ns = 0;      ///< when it was diagnosed, from the start of the run
+    bool aborted_run = false;    ///< the runtime aborted the run because of it
+};
+
 /// RunReport: totals of one run. completed + failed + cancelled == submitted always holds after a run.
 struct RunReport {
     std::uint64_t submitted = 0;          ///< tasks of every kind
@@ -75,8 +99,10 @@ struct RunReport {
     OrchestratorStats orchestrator;
     std::vector<SchedulerStats> schedulers;
     std::vector<TaskFailure> failures;    ///< first failures, in the order observed (at most 16 kept)
+    std::vector<StallReport> stalls;      ///< watchdog reports, in the order diagnosed (at most 16 kept)
+    bool aborted = false;                 ///< a stall aborted the run: what had not started was cancelled
 
-    [[nodiscard]] bool ok() const { return failed == 0 && cancelled == 0; }
+    [[nodiscard]] bool ok() const { return failed == 0 && cancelled == 0 && !aborted; }
 };
 
 }  // namespace pto

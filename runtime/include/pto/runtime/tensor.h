@@ -97,10 +97,13 @@ namespace detail {
 }  // namespace detail
 
 inline TensorView TensorView::slice(int dim, std::uint32_t start, std::uint32_t length) const {
-    if (dim < 0 || dim >= ndim || static_cast<std::uint64_t>(start) + length > shape[dim]) [[unlikely]]
+    if (dim < 0 || dim >= ndim || ndim > kMaxTensorDims || static_cast<std::uint64_t>(start) + length > shape[dim])
+        [[unlikely]]
         detail::throw_bad_slice(*this, dim, start, length);
     TensorView v = *this;
-    v.offset += static_cast<std::int64_t>(start) * strides[dim];
+    // Unsigned: wraps (well defined) for views whose offsets leave the int64 range; same code as signed.
+    v.offset = static_cast<std::int64_t>(static_cast<std::uint64_t>(v.offset) +
+                                         std::uint64_t{start} * static_cast<std::uint64_t>(strides[dim]));
     v.shape[dim] = length;
     return v;
 }
