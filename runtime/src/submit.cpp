@@ -48,9 +48,9 @@ std::uint64_t aligned_bytes(std::uint64_t bytes) {
 std::uint64_t create_info_bytes(const TensorView& v) {
     constexpr std::uint64_t kSaturated = 1ull << 48;
     std::uint64_t bytes = size_of(v.dtype);
-    for (int d = 0; d < v.ndim; ++d) {
-        if (v.shape[d] == 0) return 0;
-        bytes = bytes > kSaturated / v.shape[d] ? kSaturated : bytes * v.shape[d];
+    for (int d = 0; d < v.ndim && d < kMaxTensorDims; ++d) {
+        // Overflow test by multiplication, not division: this runs per create-info on the submit path.
+        if (__builtin_mul_overflow(bytes, std::uint64_t{v.shape[d]}, &bytes) || bytes > kSaturated) return kSaturated;
     }
     return bytes;
 }
