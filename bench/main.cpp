@@ -107,6 +107,12 @@ int main(int argc, char** argv) {
     app.add_option("--schedulers", cl.bench.scheduler_threads,
                    "scheduler threads for the end-to-end runs (default 3, the a2a3 AICPU)")
         ->check(CLI::Range(1, 24));
+    app.add_option("--timed-scale", cl.bench.timed_scale,
+                   "timed executor: wall time = kernel duration x this (default 1)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--jitter", cl.bench.jitter,
+                   "timed executor: durations vary by up to this fraction; compute: random start delays (default 0)")
+        ->check(CLI::Range(0.0, 1.0));
     app.add_option("--reps", cl.bench.reps, "measured repetitions per figure (default 200)")->check(CLI::PositiveNumber);
     app.add_option("--warmup", cl.bench.warmup, "unmeasured runs before them (default 10)");
     app.add_option("--json", cl.json_path, "where to write the report (default bench-results.json)");
@@ -115,7 +121,8 @@ int main(int argc, char** argv) {
                    "write a Perfetto / Chrome trace of the simulated device timeline to FILE");
     app.add_option("--dot", cl.bench.dot_path, "write the task graph as Graphviz DOT to FILE");
     app.add_flag("--kernel-stats", cl.bench.kernel_stats,
-                 "print per-kernel timing statistics (instances, mean, median, P90, P99) of the simulated timeline");
+                 "print per-kernel timing statistics (instances, mean, median, P90, P99) of the simulated timeline, "
+                 "and of the recorded run when --trace is given");
     app.add_option("--plot", cl.plot_path,
                    "write an SVG chart of orchestration ns/task and predicted makespan per SPMD tier to FILE");
     app.add_flag("--no-sim", cl.no_sim, "skip the virtual-time model");

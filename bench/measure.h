@@ -26,8 +26,8 @@ struct Summary {
 /// peak_rss_bytes: the process's peak resident set size so far (getrusage).
 [[nodiscard]] std::uint64_t peak_rss_bytes();
 
-/// machine_description: CPU model, vendor, platform, cores, compiler, flags, git SHA and date, as the
-/// report's `machine` object.
+/// machine_description: CPU model, vendor, platform, cores, compiler, flags, git SHA, date and the measured
+/// cost of one uncontended locked read-modify-write (`locked_rmw_ns`), as the report's `machine` object.
 [[nodiscard]] nlohmann::json machine_description();
 
 /// Checksum: defeats dead-code elimination of measured work: fold values in, print the result.

@@ -214,6 +214,8 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
     RuntimeConfig concurrent;
     concurrent.executor = o.executor;
     if (o.scheduler_threads != 0) concurrent.scheduler_threads = o.scheduler_threads;
+    concurrent.timed_scale = o.timed_scale;
+    concurrent.timed_jitter = o.jitter;
     concurrent.heap_bytes = std::max<std::uint64_t>(concurrent.heap_bytes, serial_config(p).heap_bytes);
     std::vector<double> end_to_end;
     std::string golden;
@@ -234,6 +236,12 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
         pto::run(rt, body);
         write_file(file_for(o.trace_path, scenario, o.several_scenarios),
                    [&](std::ostream& out) { write_perfetto_trace(out, rt.graph(), rt.subtasks(), traced); });
+        if (o.kernel_stats) {
+            std::cout << "\n" << scenario.id << ": recorded per-kernel timing of the traced run (us, "
+                      << executor_name(o.executor) << " executor)\n";
+            write_timing_table(std::cout, timing_by_kernel(rt.graph(), rt.subtasks()));
+            write_timing_table(std::cout, timing_by_core_type(rt.subtasks()));
+        }
     }
     if (!o.dot_path.empty())
         write_file(file_for(o.dot_path, scenario, o.several_scenarios),
@@ -261,6 +269,10 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
         {"reps", o.reps},
         {"scheduler_threads", concurrent.scheduler_threads},
     };
+    if (o.executor != Executor::Instant) {
+        result["timed_scale"] = o.timed_scale;
+        result["jitter"] = o.jitter;
+    }
     if (o.executor == Executor::Compute) result["golden"] = golden.empty() ? "match" : golden;
 
     if (o.simulate) {

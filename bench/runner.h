@@ -18,6 +18,9 @@ struct BenchOptions {
     Executor executor = Executor::Instant;
     /// Scheduler threads of the end-to-end runs (RuntimeConfig::scheduler_threads); 0 = the a2a3 default.
     std::uint32_t scheduler_threads = 0;
+    /// Timed executor: RuntimeConfig::timed_scale and timed_jitter (jitter also delays compute kernels).
+    double timed_scale = 1.0;
+    double jitter = 0.0;
     std::uint32_t reps = 200;
     std::uint32_t warmup = 10;
     bool simulate = true;
