@@ -12,20 +12,32 @@ using examples::SpmdTier;
 std::string describe(CaseKind kind, Scheme mode, std::optional<SpmdTier> tier) {
     std::string how;
     switch (mode) {
-        case Scheme::Manual: how = "dynamic submission with explicit edges (PTO2_SCOPE(MANUAL))"; break;
-        case Scheme::Tensormap: how = "dynamic submission with edges discovered by the tensormap"; break;
-        case Scheme::StaticManual: how = "static templates with explicit boundary edges"; break;
-        case Scheme::StaticTensormap: how = "static templates with tensormap boundary edges"; break;
+        case Scheme::Manual:
+            how = "dynamic submission with explicit edges (PTO2_SCOPE(MANUAL))";
+            break;
+        case Scheme::Tensormap:
+            how = "dynamic submission with edges discovered by the tensormap";
+            break;
+        case Scheme::StaticManual:
+            how = "static templates with explicit boundary edges";
+            break;
+        case Scheme::StaticTensormap:
+            how = "static templates with tensormap boundary edges";
+            break;
     }
     switch (kind) {
         case CaseKind::Qwen3:
             return "Qwen3-14B decode layer at " + std::string(examples::to_string(*tier)) + " (" +
-                   (*tier == SpmdTier::AllSpmd ? std::string("one launch per operator")
-                                               : std::to_string(examples::target_width(*tier)) + "-wide SPMD target") +
+                   (*tier == SpmdTier::AllSpmd
+                        ? std::string("one launch per operator")
+                        : std::to_string(examples::target_width(*tier)) + "-wide SPMD target") +
                    "): " + how;
-        case CaseKind::PagedAttention: return "paged attention Case1 (480 batches x 4 tasks): " + how;
-        case CaseKind::Chain: return "a 2048-task chain, one edge per task: " + how;
-        case CaseKind::FanIn: return "256 groups of 8 producers joined by one consumer: " + how;
+        case CaseKind::PagedAttention:
+            return "paged attention Case1 (480 batches x 4 tasks): " + how;
+        case CaseKind::Chain:
+            return "a 2048-task chain, one edge per task: " + how;
+        case CaseKind::FanIn:
+            return "256 groups of 8 producers joined by one consumer: " + how;
     }
     return how;
 }
@@ -38,10 +50,13 @@ std::vector<Scenario> build() {
         rows.push_back(Scenario{id, kind, mode, tier, describe(kind, mode, tier)});
     };
     for (SpmdTier tier : examples::kAllTiers)
-        for (Scheme mode : examples::kAllSchemes) add(CaseKind::Qwen3, mode, tier);
-    for (Scheme mode : examples::kAllSchemes) add(CaseKind::PagedAttention, mode, std::nullopt);
+        for (Scheme mode : examples::kAllSchemes)
+            add(CaseKind::Qwen3, mode, tier);
+    for (Scheme mode : examples::kAllSchemes)
+        add(CaseKind::PagedAttention, mode, std::nullopt);
     for (CaseKind kind : {CaseKind::Chain, CaseKind::FanIn})
-        for (Scheme mode : {Scheme::Manual, Scheme::Tensormap}) add(kind, mode, std::nullopt);
+        for (Scheme mode : {Scheme::Manual, Scheme::Tensormap})
+            add(kind, mode, std::nullopt);
     return rows;
 }
 
@@ -54,10 +69,14 @@ bool wanted(const std::vector<T>& set, T value) {
 
 std::string_view to_string(CaseKind c) {
     switch (c) {
-        case CaseKind::Qwen3: return "qwen3";
-        case CaseKind::PagedAttention: return "paged_attention";
-        case CaseKind::Chain: return "chain";
-        case CaseKind::FanIn: return "fanin";
+        case CaseKind::Qwen3:
+            return "qwen3";
+        case CaseKind::PagedAttention:
+            return "paged_attention";
+        case CaseKind::Chain:
+            return "chain";
+        case CaseKind::FanIn:
+            return "fanin";
     }
     return "?";
 }

@@ -47,11 +47,17 @@ Selection parse_selection(const CommandLine& cl) {
             s.cases.clear();
             break;
         }
-        if (c == "qwen3") s.cases.push_back(CaseKind::Qwen3);
-        else if (c == "paged_attention" || c == "paged-attention") s.cases.push_back(CaseKind::PagedAttention);
-        else if (c == "chain") s.cases.push_back(CaseKind::Chain);
-        else if (c == "fanin") s.cases.push_back(CaseKind::FanIn);
-        else throw CLI::ValidationError("--case", "unknown case '" + c + "' (qwen3, paged_attention, chain, fanin, all)");
+        if (c == "qwen3")
+            s.cases.push_back(CaseKind::Qwen3);
+        else if (c == "paged_attention" || c == "paged-attention")
+            s.cases.push_back(CaseKind::PagedAttention);
+        else if (c == "chain")
+            s.cases.push_back(CaseKind::Chain);
+        else if (c == "fanin")
+            s.cases.push_back(CaseKind::FanIn);
+        else
+            throw CLI::ValidationError(
+                "--case", "unknown case '" + c + "' (qwen3, paged_attention, chain, fanin, all)");
     }
     for (const std::string& m : cl.modes) {
         if (m == "all") {
@@ -60,8 +66,9 @@ Selection parse_selection(const CommandLine& cl) {
         }
         const auto scheme = examples::parse_scheme(m);
         if (!scheme)
-            throw CLI::ValidationError("--mode", "unknown mode '" + m +
-                                                     "' (manual, tensormap, static-manual, static-tensormap, A-D, all)");
+            throw CLI::ValidationError(
+                "--mode",
+                "unknown mode '" + m + "' (manual, tensormap, static-manual, static-tensormap, A-D, all)");
         s.modes.push_back(*scheme);
     }
     for (const std::string& t : cl.tiers) {
@@ -70,7 +77,9 @@ Selection parse_selection(const CommandLine& cl) {
             break;
         }
         const auto tier = examples::parse_tier(t);
-        if (!tier) throw CLI::ValidationError("--tier", "unknown tier '" + t + "' (0-4, non-spmd ... all-spmd, all)");
+        if (!tier)
+            throw CLI::ValidationError("--tier",
+                                       "unknown tier '" + t + "' (0-4, non-spmd ... all-spmd, all)");
         s.tiers.push_back(*tier);
     }
     return s;
@@ -94,14 +103,17 @@ void progress(bool tty, std::size_t done, std::size_t total, const std::string& 
 int main(int argc, char** argv) {
     CommandLine cl;
     CLI::App app{"pto-bench: orchestration cost per task, per graph, dependency scheme and SPMD tier"};
-    app.add_option("--case", cl.cases, "qwen3, paged_attention, chain, fanin or all (default: qwen3 and paged_attention)")
+    app.add_option("--case", cl.cases,
+                   "qwen3, paged_attention, chain, fanin or all (default: qwen3 and paged_attention)")
         ->delimiter(',');
     app.add_option("--mode", cl.modes, "manual, tensormap, static-manual, static-tensormap (or A-D), or all")
         ->delimiter(',');
-    app.add_option("--tier", cl.tiers, "Qwen3 SPMD tier: 0-4 or its name, or all (default all)")->delimiter(',');
+    app.add_option("--tier", cl.tiers, "Qwen3 SPMD tier: 0-4 or its name, or all (default all)")
+        ->delimiter(',');
     for (const char* flag : {"non-spmd", "spmd-2", "spmd-4", "spmd-8", "all-spmd"}) {
         const std::string name = flag;
-        app.add_flag_callback("--" + name, [&cl, name] { cl.tiers.push_back(name); }, "Qwen3 tier " + name);
+        app.add_flag_callback(
+            "--" + name, [&cl, name] { cl.tiers.push_back(name); }, "Qwen3 tier " + name);
     }
     app.add_option("--executor", cl.executor, "instant (default), timed or compute, for the end-to-end runs");
     app.add_option("--schedulers", cl.bench.scheduler_threads,
@@ -110,21 +122,25 @@ int main(int argc, char** argv) {
     app.add_option("--timed-scale", cl.bench.timed_scale,
                    "timed executor: wall time = kernel duration x this (default 1)")
         ->check(CLI::PositiveNumber);
-    app.add_option("--jitter", cl.bench.jitter,
-                   "timed executor: durations vary by up to this fraction; compute: random start delays (default 0)")
+    app.add_option(
+           "--jitter", cl.bench.jitter,
+           "timed executor: durations vary by up to this fraction; compute: random start delays (default 0)")
         ->check(CLI::Range(0.0, 1.0));
-    app.add_option("--reps", cl.bench.reps, "measured repetitions per figure (default 200)")->check(CLI::PositiveNumber);
+    app.add_option("--reps", cl.bench.reps, "measured repetitions per figure (default 200)")
+        ->check(CLI::PositiveNumber);
     app.add_option("--warmup", cl.bench.warmup, "unmeasured runs before them (default 10)");
     app.add_option("--json", cl.json_path, "where to write the report (default bench-results.json)");
     app.add_option("--trace", cl.bench.trace_path, "write a Perfetto / Chrome trace of a run to FILE");
     app.add_option("--sim-trace", cl.bench.sim_trace_path,
                    "write a Perfetto / Chrome trace of the simulated device timeline to FILE");
     app.add_option("--dot", cl.bench.dot_path, "write the task graph as Graphviz DOT to FILE");
-    app.add_flag("--kernel-stats", cl.bench.kernel_stats,
-                 "print per-kernel timing statistics (instances, mean, median, P90, P99) of the simulated timeline, "
-                 "and of the recorded run when --trace is given");
-    app.add_option("--plot", cl.plot_path,
-                   "write an SVG chart of orchestration ns/task and predicted makespan per SPMD tier to FILE");
+    app.add_flag(
+        "--kernel-stats", cl.bench.kernel_stats,
+        "print per-kernel timing statistics (instances, mean, median, P90, P99) of the simulated timeline, "
+        "and of the recorded run when --trace is given");
+    app.add_option(
+        "--plot", cl.plot_path,
+        "write an SVG chart of orchestration ns/task and predicted makespan per SPMD tier to FILE");
     app.add_flag("--no-sim", cl.no_sim, "skip the virtual-time model");
     app.add_flag("--peers", cl.bench.peers, "also run the graphs on oneTBB flow_graph and OpenMP tasks");
     app.add_flag("--list", cl.list, "list the scenarios and exit");
@@ -145,11 +161,14 @@ int main(int argc, char** argv) {
 
     std::vector<Scenario> scenarios;
     for (const Scenario& s : select(selection)) {
-        if (is_available(s, cl.bench.executor)) scenarios.push_back(s);
-        else std::cerr << "pto-bench: skipping " << s.id << ": this build has no such scheme for the case\n";
+        if (is_available(s, cl.bench.executor))
+            scenarios.push_back(s);
+        else
+            std::cerr << "pto-bench: skipping " << s.id << ": this build has no such scheme for the case\n";
     }
     if (cl.list) {
-        for (const Scenario& s : scenarios) std::cout << s.id << ": " << s.measures << '\n';
+        for (const Scenario& s : scenarios)
+            std::cout << s.id << ": " << s.measures << '\n';
         return 0;
     }
     if (scenarios.empty()) {
@@ -163,7 +182,8 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < scenarios.size(); ++i) {
         progress(tty, i, scenarios.size(), scenarios[i].id);
         try {
-            for (nlohmann::json& r : run_scenario(scenarios[i], cl.bench)) results.push_back(std::move(r));
+            for (nlohmann::json& r : run_scenario(scenarios[i], cl.bench))
+                results.push_back(std::move(r));
         } catch (const Error& e) {
             if (tty) std::fprintf(stderr, "\r\033[K");
             std::cerr << "pto-bench: " << scenarios[i].id << ": " << e.what() << '\n';
@@ -173,7 +193,8 @@ int main(int argc, char** argv) {
     if (tty) std::fprintf(stderr, "\r\033[K");
 
     nlohmann::json report = make_report(machine_description(), std::move(results));
-    for (const std::string& warning : run_base_data(report, cl.base_data)) std::cerr << "pto-bench: warning: " << warning << '\n';
+    for (const std::string& warning : run_base_data(report, cl.base_data))
+        std::cerr << "pto-bench: warning: " << warning << '\n';
     print_table(std::cout, report);
     if (!cl.plot_path.empty()) {
         std::ofstream svg(cl.plot_path);
@@ -183,7 +204,8 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
-    std::cout << "peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB; report written to " << cl.json_path << '\n';
+    std::cout << "peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB; report written to " << cl.json_path
+              << '\n';
     std::ofstream json(cl.json_path);
     json << report.dump(2) << '\n';
     if (!json) {

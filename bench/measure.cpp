@@ -54,7 +54,8 @@ double locked_rmw_ns() {
     std::vector<double> samples;
     for (int round = 0; round < 21; ++round) {
         const auto start = std::chrono::steady_clock::now();
-        for (int i = 0; i < 20000; ++i) value.fetch_add(1, std::memory_order_relaxed);
+        for (int i = 0; i < 20000; ++i)
+            value.fetch_add(1, std::memory_order_relaxed);
         const auto end = std::chrono::steady_clock::now();
         samples.push_back(std::chrono::duration<double, std::nano>(end - start).count() / 20000.0);
     }

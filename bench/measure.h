@@ -32,11 +32,11 @@ struct Summary {
 
 /// Checksum: defeats dead-code elimination of measured work: fold values in, print the result.
 class Checksum {
-public:
+  public:
     void add(std::uint64_t v) { value_ = (value_ ^ v) * 0x100000001B3ull; }
     [[nodiscard]] std::uint64_t value() const { return value_; }
 
-private:
+  private:
     std::uint64_t value_ = 0xcbf29ce484222325ull;
 };
 

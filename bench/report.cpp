@@ -46,11 +46,11 @@ nlohmann::json make_report(nlohmann::json machine, nlohmann::json results) {
 
 void print_table(std::ostream& out, const nlohmann::json& report) {
     const bool vs_base = has_vs_base_column(report);
-    std::vector<Column> columns = {{"case", 16, true},         {"mode", 17, true},      {"tier", 9, true},
-                                   {"peer", 15, true},         {"tasks", 6, false},     {"fw", 5, false},
-                                   {"subtasks", 8, false},     {"edges", 6, false},     {"orch ns/task", 12, false},
-                                   {"e2e ns/task", 11, false}, {"Mtask/s", 8, false},   {"sim us", 9, false},
-                                   {"ovh all%", 8, false},     {"ratio", 7, false}};
+    std::vector<Column> columns = {
+        {"case", 16, true},          {"mode", 17, true},         {"tier", 9, true},      {"peer", 15, true},
+        {"tasks", 6, false},         {"fw", 5, false},           {"subtasks", 8, false}, {"edges", 6, false},
+        {"orch ns/task", 12, false}, {"e2e ns/task", 11, false}, {"Mtask/s", 8, false},  {"sim us", 9, false},
+        {"ovh all%", 8, false},      {"ratio", 7, false}};
     if (vs_base) columns.push_back({"vs Base", 8, false});
 
     const auto emit = [&](const std::vector<std::string>& cells) {
@@ -69,11 +69,13 @@ void print_table(std::ostream& out, const nlohmann::json& report) {
     };
 
     std::vector<std::string> header;
-    for (const Column& c : columns) header.emplace_back(c.title);
+    for (const Column& c : columns)
+        header.emplace_back(c.title);
     emit(header);
     for (const nlohmann::json& r : report.at("results")) {
         const nlohmann::json& sim = field(r, "sim");
-        const double tasks_per_s = field(r, "tasks_per_s").is_number() ? field(r, "tasks_per_s").get<double>() : -1.0;
+        const double tasks_per_s =
+            field(r, "tasks_per_s").is_number() ? field(r, "tasks_per_s").get<double>() : -1.0;
         std::vector<std::string> cells = {text(field(r, "case")),
                                           text(field(r, "mode")),
                                           text(field(r, "tier")),

@@ -70,19 +70,26 @@ RuntimeConfig serial_config(const Probe& p) {
 
 DependencyMode dependency_mode(examples::Scheme s) {
     switch (s) {
-        case examples::Scheme::Manual: return DependencyMode::Manual;
-        case examples::Scheme::Tensormap: return DependencyMode::Tensormap;
-        case examples::Scheme::StaticManual: return DependencyMode::StaticManual;
-        case examples::Scheme::StaticTensormap: return DependencyMode::StaticTensormap;
+        case examples::Scheme::Manual:
+            return DependencyMode::Manual;
+        case examples::Scheme::Tensormap:
+            return DependencyMode::Tensormap;
+        case examples::Scheme::StaticManual:
+            return DependencyMode::StaticManual;
+        case examples::Scheme::StaticTensormap:
+            return DependencyMode::StaticTensormap;
     }
     return DependencyMode::Manual;
 }
 
 std::string_view executor_name(Executor e) {
     switch (e) {
-        case Executor::Instant: return "instant";
-        case Executor::Timed: return "timed";
-        case Executor::Compute: return "compute";
+        case Executor::Instant:
+            return "instant";
+        case Executor::Timed:
+            return "timed";
+        case Executor::Compute:
+            return "compute";
     }
     return "?";
 }
@@ -198,10 +205,13 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
     }
 
     std::vector<PeerSamples> peers;
-    if (o.peers) peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0}, PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
+    if (o.peers)
+        peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0},
+                 PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
     const auto run_peers = [&] {
         for (PeerSamples& ps : peers) {
-            const PeerRun r = ps.peer == Peer::TbbFlowGraph ? run_tbb_flow_graph(p.graph) : run_omp_depend(p.graph);
+            const PeerRun r =
+                ps.peer == Peer::TbbFlowGraph ? run_tbb_flow_graph(p.graph) : run_omp_depend(p.graph);
             ps.body_calls += r.body_calls;
             ps.total.push_back(per_task(r.total_ns, r.kernel_tasks));
             if (r.build_ns) ps.build.push_back(per_task(*r.build_ns, r.kernel_tasks));
@@ -237,7 +247,8 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
         write_file(file_for(o.trace_path, scenario, o.several_scenarios),
                    [&](std::ostream& out) { write_perfetto_trace(out, rt.graph(), rt.subtasks(), traced); });
         if (o.kernel_stats) {
-            std::cout << "\n" << scenario.id << ": recorded per-kernel timing of the traced run (us, "
+            std::cout << "\n"
+                      << scenario.id << ": recorded per-kernel timing of the traced run (us, "
                       << executor_name(o.executor) << " executor)\n";
             write_timing_table(std::cout, timing_by_kernel(rt.graph(), rt.subtasks()));
             write_timing_table(std::cout, timing_by_core_type(rt.subtasks()));

@@ -25,10 +25,10 @@ struct BenchOptions {
     std::uint32_t warmup = 10;
     bool simulate = true;
     bool peers = false;
-    std::string trace_path;      ///< Perfetto trace of a real (concurrent) run; empty: none
-    std::string sim_trace_path;  ///< Perfetto trace of the simulated device timeline; empty: none
-    std::string dot_path;        ///< the recorded graph as DOT; empty: none
-    bool kernel_stats = false;   ///< print per-kernel timing statistics of the simulated timeline
+    std::string trace_path;          ///< Perfetto trace of a real (concurrent) run; empty: none
+    std::string sim_trace_path;      ///< Perfetto trace of the simulated device timeline; empty: none
+    std::string dot_path;            ///< the recorded graph as DOT; empty: none
+    bool kernel_stats = false;       ///< print per-kernel timing statistics of the simulated timeline
     bool several_scenarios = false;  ///< trace/dot file names then carry the scenario id
 };
 

@@ -16,13 +16,15 @@ constexpr FuncId kStep{0};
 /// explicit edge). One scope per 64 tasks.
 //   t0 -> t1 -> t2 -> ... -> t(n-1)
 class ChainWorkload final : public Workload {
-public:
+  public:
     explicit ChainWorkload(std::uint32_t tasks) : tasks_(tasks), rows_(tasks) {}
 
     CaseKind kind() const override { return CaseKind::Chain; }
     nlohmann::json sizes() const override { return {{"tasks", tasks_}}; }
     bool supports(Scheme s) const override { return s == Scheme::Manual || s == Scheme::Tensormap; }
-    void register_kernels(Runtime& rt) override { rt.register_kernel(kStep, KernelInfo{"step", 10.0, nullptr, nullptr}); }
+    void register_kernels(Runtime& rt) override {
+        rt.register_kernel(kStep, KernelInfo{"step", 10.0, nullptr, nullptr});
+    }
 
     void orchestrate(Scheme scheme, std::optional<examples::SpmdTier>) override {
         const TensorView row = TensorView::contiguous(rows_.data(), DataType::F32, {64});
@@ -46,7 +48,7 @@ public:
         }
     }
 
-private:
+  private:
     std::uint32_t tasks_;
     std::vector<float> rows_;
 };
@@ -56,7 +58,7 @@ private:
 //     \  |  /
 //      join      (x groups)
 class FanInWorkload final : public Workload {
-public:
+  public:
     explicit FanInWorkload(std::uint32_t groups) : groups_(groups), buffer_(std::size_t{groups} * 8 * 64) {}
 
     CaseKind kind() const override { return CaseKind::FanIn; }
@@ -76,19 +78,21 @@ public:
             const TensorView all = rows.slice(0, g, 1);
             if (scheme == Scheme::Manual) {
                 PTO2_SCOPE(MANUAL) {
-                    for (std::uint32_t i = 0; i < 8; ++i) producers[i] = submit_aic(kStep, Args().scalar(i)).task_id();
+                    for (std::uint32_t i = 0; i < 8; ++i)
+                        producers[i] = submit_aic(kStep, Args().scalar(i)).task_id();
                     submit_aiv(FuncId{1}, Args().set_dependencies(producers, 8));
                 }
             } else {
                 PTO2_SCOPE() {
-                    for (std::uint32_t i = 0; i < 8; ++i) submit_aic(kStep, Args().output(all.slice(1, i, 1)).scalar(i));
+                    for (std::uint32_t i = 0; i < 8; ++i)
+                        submit_aic(kStep, Args().output(all.slice(1, i, 1)).scalar(i));
                     submit_aiv(FuncId{1}, Args().input(all));
                 }
             }
         }
     }
 
-private:
+  private:
     std::uint32_t groups_;
     std::vector<float> buffer_;
 };

@@ -18,7 +18,7 @@ enum class CaseKind { Qwen3, PagedAttention, Chain, FanIn };
 [[nodiscard]] std::string_view to_string(CaseKind c);
 
 class Workload {
-public:
+  public:
     virtual ~Workload() = default;
 
     [[nodiscard]] virtual CaseKind kind() const = 0;

@@ -10,7 +10,7 @@ using examples::Scheme;
 namespace pa = examples::paged_attention;
 
 class PagedAttentionWorkload final : public Workload {
-public:
+  public:
     explicit PagedAttentionWorkload(Executor executor)
         : problem_(executor == Executor::Compute ? pa::compute_case() : pa::case1(),
                    executor == Executor::Compute ? pa::Memory::Real : pa::Memory::Virtual) {}
@@ -19,9 +19,14 @@ public:
 
     nlohmann::json sizes() const override {
         const pa::Shape& s = problem_.shape();
-        return {{"batch", s.batch},          {"num_heads", s.num_heads},          {"kv_head_num", s.kv_head_num},
-                {"head_dim", s.head_dim},    {"block_size", s.block_size},        {"max_model_len", s.max_model_len},
-                {"n_unroll", s.n_unroll},    {"kernel_tasks", s.kernel_task_count()}};
+        return {{"batch", s.batch},
+                {"num_heads", s.num_heads},
+                {"kv_head_num", s.kv_head_num},
+                {"head_dim", s.head_dim},
+                {"block_size", s.block_size},
+                {"max_model_len", s.max_model_len},
+                {"n_unroll", s.n_unroll},
+                {"kernel_tasks", s.kernel_task_count()}};
     }
 
     bool supports(Scheme s) const override { return pa::supports(s); }
@@ -29,17 +34,20 @@ public:
     void prepare_run() override {
         if (problem_.memory() == pa::Memory::Real) problem_.poison_out();
     }
-    void orchestrate(Scheme scheme, std::optional<examples::SpmdTier>) override { pa::build(problem_, scheme); }
+    void orchestrate(Scheme scheme, std::optional<examples::SpmdTier>) override {
+        pa::build(problem_, scheme);
+    }
 
     std::string verify() override {
         if (problem_.memory() != pa::Memory::Real) return {};
         const pa::GoldenResult r = pa::check_golden(problem_, "pto-bench");
         if (r.ok) return {};
-        return "MISMATCH: max abs error " + std::to_string(r.max_abs_error) + " > " + std::to_string(r.tolerance) +
+        return "MISMATCH: max abs error " + std::to_string(r.max_abs_error) + " > " +
+               std::to_string(r.tolerance) +
                (r.dump_prefix.empty() ? std::string() : ", tensors in " + r.dump_prefix);
     }
 
-private:
+  private:
     pa::Problem problem_;
 };
 

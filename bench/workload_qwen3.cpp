@@ -14,18 +14,25 @@ using examples::SpmdTier;
 namespace qwen3 = examples::qwen3;
 
 class Qwen3Workload final : public Workload {
-public:
+  public:
     explicit Qwen3Workload(Executor executor)
-        : problem_(executor == Executor::Compute ? qwen3::Problem::with_memory(qwen3::Shapes::reduced())
-                                                 : qwen3::Problem::with_fake_addresses(qwen3::Shapes::full())) {}
+        : problem_(executor == Executor::Compute
+                       ? qwen3::Problem::with_memory(qwen3::Shapes::reduced())
+                       : qwen3::Problem::with_fake_addresses(qwen3::Shapes::full())) {}
 
     CaseKind kind() const override { return CaseKind::Qwen3; }
 
     nlohmann::json sizes() const override {
         const qwen3::Shapes& s = problem_.shapes();
-        return {{"batch", s.batch},          {"batch_padded", s.batch_padded()}, {"tile_rows", s.tile_rows},
-                {"hidden", s.hidden()},      {"q_heads", s.q_heads},            {"kv_heads", s.kv_heads},
-                {"head_dim", s.head_dim},    {"intermediate", s.intermediate},  {"max_context", s.max_context}};
+        return {{"batch", s.batch},
+                {"batch_padded", s.batch_padded()},
+                {"tile_rows", s.tile_rows},
+                {"hidden", s.hidden()},
+                {"q_heads", s.q_heads},
+                {"kv_heads", s.kv_heads},
+                {"head_dim", s.head_dim},
+                {"intermediate", s.intermediate},
+                {"max_context", s.max_context}};
     }
 
     bool supports(Scheme s) const override { return qwen3::supports(s); }
@@ -41,7 +48,7 @@ public:
         return report.ok ? std::string() : report.summary();
     }
 
-private:
+  private:
     qwen3::DecodeGraph& graph(SpmdTier tier) {
         auto& g = graphs_[tier];
         if (!g) g = std::make_unique<qwen3::DecodeGraph>(problem_, tier);
@@ -55,6 +62,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Workload> make_qwen3_workload(Executor executor) { return std::make_unique<Qwen3Workload>(executor); }
+std::unique_ptr<Workload> make_qwen3_workload(Executor executor) {
+    return std::make_unique<Qwen3Workload>(executor);
+}
 
 }  // namespace pto::bench

@@ -11,11 +11,15 @@ std::unique_ptr<Workload> make_paged_attention_workload(Executor executor);
 std::unique_ptr<Workload> make_workload(CaseKind kind, Executor executor) {
     switch (kind) {
         case CaseKind::Chain:
-        case CaseKind::FanIn: return make_synthetic_workload(kind);
-        case CaseKind::Qwen3: return make_qwen3_workload(executor);
-        case CaseKind::PagedAttention: return make_paged_attention_workload(executor);
+        case CaseKind::FanIn:
+            return make_synthetic_workload(kind);
+        case CaseKind::Qwen3:
+            return make_qwen3_workload(executor);
+        case CaseKind::PagedAttention:
+            return make_paged_attention_workload(executor);
     }
-    detail::throw_error(ErrorCode::InvalidArgument, std::string(to_string(kind)) + " is not built into this pto-bench");
+    detail::throw_error(ErrorCode::InvalidArgument,
+                        std::string(to_string(kind)) + " is not built into this pto-bench");
 }
 
 }  // namespace pto::bench

@@ -13,15 +13,21 @@ namespace pto::examples {
 
 std::string_view to_string(Scheme s) {
     switch (s) {
-        case Scheme::Manual: return "manual";
-        case Scheme::Tensormap: return "tensormap";
-        case Scheme::StaticManual: return "static-manual";
-        case Scheme::StaticTensormap: return "static-tensormap";
+        case Scheme::Manual:
+            return "manual";
+        case Scheme::Tensormap:
+            return "tensormap";
+        case Scheme::StaticManual:
+            return "static-manual";
+        case Scheme::StaticTensormap:
+            return "static-tensormap";
     }
     return "?";
 }
 
-char letter(Scheme s) { return static_cast<char>('A' + static_cast<int>(s)); }
+char letter(Scheme s) {
+    return static_cast<char>('A' + static_cast<int>(s));
+}
 
 std::optional<Scheme> parse_scheme(std::string_view text) {
     if (text.size() == 1) {
@@ -35,11 +41,16 @@ std::optional<Scheme> parse_scheme(std::string_view text) {
 
 std::string_view to_string(SpmdTier t) {
     switch (t) {
-        case SpmdTier::NonSpmd: return "non-spmd";
-        case SpmdTier::Spmd2: return "spmd-2";
-        case SpmdTier::Spmd4: return "spmd-4";
-        case SpmdTier::Spmd8: return "spmd-8";
-        case SpmdTier::AllSpmd: return "all-spmd";
+        case SpmdTier::NonSpmd:
+            return "non-spmd";
+        case SpmdTier::Spmd2:
+            return "spmd-2";
+        case SpmdTier::Spmd4:
+            return "spmd-4";
+        case SpmdTier::Spmd8:
+            return "spmd-8";
+        case SpmdTier::AllSpmd:
+            return "all-spmd";
     }
     return "?";
 }
@@ -54,11 +65,16 @@ std::optional<SpmdTier> parse_tier(std::string_view text) {
 
 std::uint32_t target_width(SpmdTier t) {
     switch (t) {
-        case SpmdTier::NonSpmd: return 1;
-        case SpmdTier::Spmd2: return 2;
-        case SpmdTier::Spmd4: return 4;
-        case SpmdTier::Spmd8: return 8;
-        case SpmdTier::AllSpmd: break;
+        case SpmdTier::NonSpmd:
+            return 1;
+        case SpmdTier::Spmd2:
+            return 2;
+        case SpmdTier::Spmd4:
+            return 4;
+        case SpmdTier::Spmd8:
+            return 8;
+        case SpmdTier::AllSpmd:
+            break;
     }
     return std::numeric_limits<std::uint32_t>::max();
 }
@@ -66,13 +82,15 @@ std::uint32_t target_width(SpmdTier t) {
 std::vector<Launch> launches(std::uint32_t chunks, SpmdTier tier) {
     std::vector<Launch> out;
     const std::uint32_t w = std::min(target_width(tier), chunks);
-    for (std::uint32_t base = 0; base < chunks; base += w) out.push_back(Launch{base, std::min(w, chunks - base)});
+    for (std::uint32_t base = 0; base < chunks; base += w)
+        out.push_back(Launch{base, std::min(w, chunks - base)});
     return out;
 }
 
 VirtualAddressSpace::VirtualAddressSpace(std::uint64_t bytes) : size_(bytes) {
-    // Halve the request until it fits: ThreadSanitizer confines a process to a few TiB of address space, where
-    // 1 TiB in one piece is not always free. Graphs that outgrow the smaller range still get std::bad_alloc.
+    // Halve the request until it fits: ThreadSanitizer confines a process to a few TiB of address space,
+    // where 1 TiB in one piece is not always free. Graphs that outgrow the smaller range still get
+    // std::bad_alloc.
     for (;;) {
         base_ = mmap(nullptr, size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (base_ != MAP_FAILED) return;
@@ -81,7 +99,9 @@ VirtualAddressSpace::VirtualAddressSpace(std::uint64_t bytes) : size_(bytes) {
     }
 }
 
-VirtualAddressSpace::~VirtualAddressSpace() { munmap(base_, size_); }
+VirtualAddressSpace::~VirtualAddressSpace() {
+    munmap(base_, size_);
+}
 
 void* VirtualAddressSpace::reserve(std::uint64_t bytes) {
     const std::uint64_t size = std::max<std::uint64_t>(64, (bytes + 63) & ~std::uint64_t{63});

@@ -17,20 +17,23 @@ struct ArgRecord {
     std::uint32_t tensor_count;
     std::uint32_t scalar_count;
 
-    [[nodiscard]] const std::uint64_t* scalars() const { return reinterpret_cast<const std::uint64_t*>(this + 1); }
+    [[nodiscard]] const std::uint64_t* scalars() const {
+        return reinterpret_cast<const std::uint64_t*>(this + 1);
+    }
     [[nodiscard]] const TensorArg* tensors() const {
         return reinterpret_cast<const TensorArg*>(scalars() + scalar_count + (scalar_count & 1));
     }
     [[nodiscard]] static std::uint64_t bytes_for(std::size_t tensors, std::size_t scalars) {
         // Scalars padded to an even count keep the tensors 16-byte aligned.
-        return sizeof(ArgRecord) + (scalars + (scalars & 1)) * sizeof(std::uint64_t) + tensors * sizeof(TensorArg);
+        return sizeof(ArgRecord) + (scalars + (scalars & 1)) * sizeof(std::uint64_t) +
+               tensors * sizeof(TensorArg);
     }
 };
 static_assert(sizeof(ArgRecord) == 8);
 static_assert(alignof(TensorArg) <= 16);
 
 class ArgRing {
-public:
+  public:
     static constexpr std::uint64_t kAlignment = 16;
 
     explicit ArgRing(std::uint64_t capacity_bytes)
@@ -59,9 +62,11 @@ public:
         record->tensor_count = static_cast<std::uint32_t>(tensors.size());
         record->scalar_count = static_cast<std::uint32_t>(scalars.size());
         auto* scalar_out = reinterpret_cast<std::uint64_t*>(record + 1);
-        for (std::size_t i = 0; i < scalars.size(); ++i) scalar_out[i] = scalars[i];
+        for (std::size_t i = 0; i < scalars.size(); ++i)
+            scalar_out[i] = scalars[i];
         auto* tensor_out = const_cast<TensorArg*>(record->tensors());
-        for (std::size_t i = 0; i < tensors.size(); ++i) tensor_out[i] = tensors[i];
+        for (std::size_t i = 0; i < tensors.size(); ++i)
+            tensor_out[i] = tensors[i];
         return offset;
     }
 
@@ -72,7 +77,7 @@ public:
     void release_until(std::uint64_t mark) { tail_ = mark; }
     void reset() { head_ = tail_ = head_offset_ = 0; }
 
-private:
+  private:
     static std::uint64_t round(std::uint64_t n) { return (n + kAlignment - 1) & ~(kAlignment - 1); }
 
     std::unique_ptr<std::byte[]> bytes_;

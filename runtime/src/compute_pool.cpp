@@ -35,7 +35,8 @@ void run_job(const ComputeJob& job) {
     if (job.delay_ns > 0) {
         // Jitter widens the gaps between kernels so a missing dependency shows up as a wrong result.
         const std::int64_t until = steady_ns() + job.delay_ns;
-        while (steady_ns() < until) std::this_thread::yield();
+        while (steady_ns() < until)
+            std::this_thread::yield();
     }
     if (kernel == nullptr || kernel->fn == nullptr) {
         status = -1;
@@ -46,7 +47,9 @@ void run_job(const ComputeJob& job) {
                           job.block,
                           task.block_num,
                           job.lane,
-                          task.shape == Shape::MIX ? CoreType::MIX : task.shape == Shape::AIC ? CoreType::AIC : CoreType::AIV,
+                          task.shape == Shape::MIX   ? CoreType::MIX
+                          : task.shape == Shape::AIC ? CoreType::AIC
+                                                     : CoreType::AIV,
                           engine.task_id_of(job.slot),
                           kernel->user};
         try {
@@ -85,7 +88,9 @@ ComputePool::ComputePool(std::uint32_t threads)
     : arena_(std::make_unique<Arena>(threads == 0 ? static_cast<int>(std::thread::hardware_concurrency())
                                                   : static_cast<int>(threads))) {}
 
-ComputePool::~ComputePool() { wait_idle(); }
+ComputePool::~ComputePool() {
+    wait_idle();
+}
 
 void ComputePool::submit(const ComputeJob& job) {
     /// Task: what the arena runs. oneTBB copies it into its own task object and hands that to a worker
@@ -93,9 +98,13 @@ void ComputePool::submit(const ComputeJob& job) {
     /// a release store on its own flag, and the worker acquires that flag before reading them (a store and a
     /// load, no sanitizer annotations).
     class Task {
-    public:
-        Task(const ComputeJob& j, Arena* a) : job_(j), arena_(a) { published_.store(true, std::memory_order_release); }
-        Task(const Task& o) : job_(o.job_), arena_(o.arena_) { published_.store(true, std::memory_order_release); }
+      public:
+        Task(const ComputeJob& j, Arena* a) : job_(j), arena_(a) {
+            published_.store(true, std::memory_order_release);
+        }
+        Task(const Task& o) : job_(o.job_), arena_(o.arena_) {
+            published_.store(true, std::memory_order_release);
+        }
         Task& operator=(const Task&) = delete;
         void operator()() const {
             (void)published_.load(std::memory_order_acquire);
@@ -103,7 +112,7 @@ void ComputePool::submit(const ComputeJob& job) {
             arena_->outstanding.fetch_sub(1, std::memory_order_release);  // pairs with wait_idle's acquire
         }
 
-    private:
+      private:
         ComputeJob job_;
         Arena* arena_;
         std::atomic<bool> published_{false};
@@ -115,7 +124,8 @@ void ComputePool::submit(const ComputeJob& job) {
 
 void ComputePool::wait_idle() {
     // Cold (shutdown, aborted runs): kernels are expected to return, so yielding is enough.
-    while (arena_->outstanding.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+    while (arena_->outstanding.load(std::memory_order_acquire) != 0)
+        std::this_thread::yield();
 }
 
 }  // namespace pto::detail

@@ -22,7 +22,7 @@ struct ComputeJob {
 };
 
 class ComputePool {
-public:
+  public:
     /// threads: worker count; 0 = one per host core.
     explicit ComputePool(std::uint32_t threads);
     ~ComputePool();
@@ -35,7 +35,7 @@ public:
     /// wait_idle: blocks until every submitted job has returned (used at shutdown).
     void wait_idle();
 
-private:
+  private:
     struct Arena;
     std::unique_ptr<Arena> arena_;
 };

@@ -5,7 +5,8 @@ namespace pto::detail {
 
 std::vector<std::uint32_t> owned_clusters(const RuntimeConfig& config, std::uint32_t thread) {
     std::vector<std::uint32_t> clusters;
-    for (std::uint32_t c = thread; c < config.cluster_count; c += config.scheduler_threads) clusters.push_back(c);
+    for (std::uint32_t c = thread; c < config.cluster_count; c += config.scheduler_threads)
+        clusters.push_back(c);
     return clusters;
 }
 

@@ -38,8 +38,8 @@ struct CoreState {
     /// the worker reads it (acquire) first, so the hand-over is ordered by our own atomics rather than by
     /// the pool's internals (which ThreadSanitizer cannot see into).
     std::atomic<std::uint64_t> jobs_started{0};
-    int result = 0;                  // compute executor: kernel status, 0 = ok
-    std::string error;               // compute executor: message of a failed kernel
+    int result = 0;     // compute executor: kernel status, 0 = ok
+    std::string error;  // compute executor: message of a failed kernel
 };
 
 /// ClusterState: the units of one cluster (0 = AIC, 1..2 = AIV) and the MIX block running on it, if any.

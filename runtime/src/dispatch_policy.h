@@ -15,9 +15,9 @@ inline constexpr std::uint32_t kMaxUnitsPerCluster = 3;
 
 /// ClusterOccupancy: what the policy needs to know of one cluster.
 struct ClusterOccupancy {
-    std::uint32_t units = 3;                      // 1 + aiv_per_cluster
-    bool running[kMaxUnitsPerCluster] = {};       // the unit's running slot holds a subtask
-    bool pending[kMaxUnitsPerCluster] = {};       // the unit's pending slot holds a subtask
+    std::uint32_t units = 3;                 // 1 + aiv_per_cluster
+    bool running[kMaxUnitsPerCluster] = {};  // the unit's running slot holds a subtask
+    bool pending[kMaxUnitsPerCluster] = {};  // the unit's pending slot holds a subtask
 
     [[nodiscard]] bool is_idle() const {
         for (std::uint32_t u = 0; u < units; ++u)
@@ -26,7 +26,8 @@ struct ClusterOccupancy {
     }
     [[nodiscard]] std::uint32_t busy_units() const {
         std::uint32_t n = 0;
-        for (std::uint32_t u = 0; u < units; ++u) n += running[u] ? 1 : 0;
+        for (std::uint32_t u = 0; u < units; ++u)
+            n += running[u] ? 1 : 0;
         return n;
     }
 };
@@ -37,7 +38,7 @@ struct Placement {
     std::uint32_t block;
     std::uint32_t cluster;  // index into the span given to plan_dispatch
     std::uint8_t unit;
-    std::uint8_t lane;      // MIX lane (== unit); 0 for AIC and AIV tasks
+    std::uint8_t lane;  // MIX lane (== unit); 0 for AIC and AIV tasks
     bool to_pending;
 };
 
@@ -71,7 +72,8 @@ std::uint32_t plan_dispatch(std::span<ClusterOccupancy> clusters, Source& source
         ClusterOccupancy& cl = clusters[c];
         if (!cl.is_idle() || !source.take(Shape::MIX, slot, block)) continue;
         for (std::uint32_t u = 0; u < cl.units; ++u) {
-            out[n++] = Placement{slot, block, c, static_cast<std::uint8_t>(u), static_cast<std::uint8_t>(u), false};
+            out[n++] =
+                Placement{slot, block, c, static_cast<std::uint8_t>(u), static_cast<std::uint8_t>(u), false};
             cl.running[u] = true;
         }
     }

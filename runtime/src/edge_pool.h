@@ -21,7 +21,7 @@ struct EdgeNode {
 /// EdgePool: ring of EdgeNodes addressed by a running 64-bit counter; index = counter & mask.
 /// Orchestrator thread only, except that completers read nodes published to them.
 class EdgePool {
-public:
+  public:
     explicit EdgePool(std::uint32_t capacity)
         : nodes_(std::make_unique_for_overwrite<EdgeNode[]>(capacity)), mask_(capacity - 1) {}
 
@@ -43,7 +43,7 @@ public:
     void release_until(std::uint64_t counter) { tail_ = counter; }
     void reset() { head_ = tail_ = 0; }
 
-private:
+  private:
     std::unique_ptr<EdgeNode[]> nodes_;
     std::uint64_t mask_;
     std::uint64_t head_ = 0;  // next node to allocate

@@ -68,9 +68,15 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
         drop_reference((slot - task.static_producers[i]) & window_mask);
 
     switch (outcome) {
-        case Outcome::Ok: ++ctx.counters.completed; break;
-        case Outcome::Failed: ++ctx.counters.failed; break;
-        case Outcome::Cancelled: ++ctx.counters.cancelled; break;
+        case Outcome::Ok:
+            ++ctx.counters.completed;
+            break;
+        case Outcome::Failed:
+            ++ctx.counters.failed;
+            break;
+        case Outcome::Cancelled:
+            ++ctx.counters.cancelled;
+            break;
     }
     // Last: once the completion reference is gone the orchestrator may retire and reuse the slot.
     drop_reference(slot);
@@ -140,7 +146,8 @@ void Engine::wake_schedulers() {
     // Orders the caller's queue push before the sleeper count read (Parker protocol, fence form).
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (sleeping_schedulers.load(std::memory_order_relaxed) == 0) return;
-    for (auto& parker : scheduler_parkers) parker->unpark();
+    for (auto& parker : scheduler_parkers)
+        parker->unpark();
 }
 
 void Engine::add_finished(std::uint64_t n) {

@@ -44,7 +44,7 @@ struct CompletionContext {
 };
 
 class Engine {
-public:
+  public:
     explicit Engine(const RuntimeConfig& config);
 
     const RuntimeConfig config;
@@ -58,7 +58,9 @@ public:
     std::vector<KernelInfo> kernels;  // indexed by FuncId; changed only between runs
 
     [[nodiscard]] TaskId task_id_of(std::uint32_t slot) const { return TaskId{slot_info[slot].task_id}; }
-    [[nodiscard]] const ArgRecord& args_of(std::uint32_t slot) const { return args.record(slot_info[slot].args_offset); }
+    [[nodiscard]] const ArgRecord& args_of(std::uint32_t slot) const {
+        return args.record(slot_info[slot].args_offset);
+    }
     [[nodiscard]] const KernelInfo* kernel(FuncId f) const {
         return f.value < kernels.size() && !kernels[f.value].name.empty() ? &kernels[f.value] : nullptr;
     }
@@ -135,7 +137,7 @@ public:
     std::vector<TaskFailure> failures;  // guarded by failures_mutex
     static constexpr std::size_t kMaxReportedFailures = 16;
 
-private:
+  private:
     void release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx);
     void end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx);
 };

@@ -7,24 +7,42 @@ namespace pto {
 
 std::string_view to_string(ErrorCode code) {
     switch (code) {
-        case ErrorCode::InvalidConfig: return "InvalidConfig";
-        case ErrorCode::NoActiveRun: return "NoActiveRun";
-        case ErrorCode::RunInProgress: return "RunInProgress";
-        case ErrorCode::ScopeNesting: return "ScopeNesting";
-        case ErrorCode::InvalidDependency: return "InvalidDependency";
-        case ErrorCode::DependenciesAlreadySet: return "DependenciesAlreadySet";
-        case ErrorCode::InvalidBlockNum: return "InvalidBlockNum";
-        case ErrorCode::TooManyArguments: return "TooManyArguments";
-        case ErrorCode::InvalidTensor: return "InvalidTensor";
-        case ErrorCode::UnknownKernel: return "UnknownKernel";
-        case ErrorCode::CapacityDeadlock: return "CapacityDeadlock";
-        case ErrorCode::CapacityExhausted: return "CapacityExhausted";
-        case ErrorCode::KernelFailed: return "KernelFailed";
-        case ErrorCode::Stall: return "Stall";
-        case ErrorCode::InvalidTemplate: return "InvalidTemplate";
-        case ErrorCode::UnboundSlot: return "UnboundSlot";
-        case ErrorCode::BoundaryMismatch: return "BoundaryMismatch";
-        case ErrorCode::InvalidArgument: return "InvalidArgument";
+        case ErrorCode::InvalidConfig:
+            return "InvalidConfig";
+        case ErrorCode::NoActiveRun:
+            return "NoActiveRun";
+        case ErrorCode::RunInProgress:
+            return "RunInProgress";
+        case ErrorCode::ScopeNesting:
+            return "ScopeNesting";
+        case ErrorCode::InvalidDependency:
+            return "InvalidDependency";
+        case ErrorCode::DependenciesAlreadySet:
+            return "DependenciesAlreadySet";
+        case ErrorCode::InvalidBlockNum:
+            return "InvalidBlockNum";
+        case ErrorCode::TooManyArguments:
+            return "TooManyArguments";
+        case ErrorCode::InvalidTensor:
+            return "InvalidTensor";
+        case ErrorCode::UnknownKernel:
+            return "UnknownKernel";
+        case ErrorCode::CapacityDeadlock:
+            return "CapacityDeadlock";
+        case ErrorCode::CapacityExhausted:
+            return "CapacityExhausted";
+        case ErrorCode::KernelFailed:
+            return "KernelFailed";
+        case ErrorCode::Stall:
+            return "Stall";
+        case ErrorCode::InvalidTemplate:
+            return "InvalidTemplate";
+        case ErrorCode::UnboundSlot:
+            return "UnboundSlot";
+        case ErrorCode::BoundaryMismatch:
+            return "BoundaryMismatch";
+        case ErrorCode::InvalidArgument:
+            return "InvalidArgument";
     }
     return "Unknown";
 }
@@ -39,6 +57,8 @@ Error::Error(ErrorCode code, std::string message) : code_(code) {
     message.copy(what_.data() + prefix_length_, message.size());
 }
 
-std::string_view Error::message() const noexcept { return std::string_view(what_).substr(prefix_length_); }
+std::string_view Error::message() const noexcept {
+    return std::string_view(what_).substr(prefix_length_);
+}
 
 }  // namespace pto

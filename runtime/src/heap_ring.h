@@ -9,7 +9,7 @@
 namespace pto::detail {
 
 class HeapRing {
-public:
+  public:
     /// Alignment of every buffer: one cache line, so kernels on different cores never share a line.
     static constexpr std::uint64_t kAlignment = 64;
 
@@ -26,10 +26,10 @@ public:
     [[nodiscard]] std::uint64_t used_bytes() const { return head_ - tail_; }
     void reset() { head_ = tail_ = head_offset_ = 0; }
 
-private:
+  private:
     std::unique_ptr<std::byte[]> bytes_;
     std::uint64_t capacity_;
-    std::uint64_t head_ = 0;         // running byte counter; position = head % capacity
+    std::uint64_t head_ = 0;  // running byte counter; position = head % capacity
     std::uint64_t tail_ = 0;
     std::uint64_t head_offset_ = 0;  // head_ % capacity_, kept incrementally
 };

@@ -17,7 +17,7 @@ namespace pto::detail {
 /// either the waiter's re-check sees the news or the waker sees parked_ and notifies under the lock.
 /// The waker's news must be published with a seq_cst store or RMW (or be followed by a seq_cst fence).
 class Parker {
-public:
+  public:
     using Clock = std::chrono::steady_clock;
 
     /// park_until: sleeps until unpark(), `deadline`, or a spurious wake-up, unless check() is already
@@ -45,7 +45,7 @@ public:
 
     [[nodiscard]] bool is_parked() const { return parked_.load(std::memory_order_seq_cst); }
 
-private:
+  private:
     std::atomic<bool> parked_{false};
     bool notified_ = false;  // guarded by mutex_
     std::mutex mutex_;

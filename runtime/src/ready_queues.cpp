@@ -15,10 +15,14 @@ struct ReadyQueues::Queues {
 
     Queue& of(Shape s) {
         switch (s) {
-            case Shape::AIC: return aic;
-            case Shape::AIV: return aiv;
-            case Shape::MIX: return mix;
-            case Shape::DependencyOnly: break;
+            case Shape::AIC:
+                return aic;
+            case Shape::AIV:
+                return aiv;
+            case Shape::MIX:
+                return mix;
+            case Shape::DependencyOnly:
+                break;
         }
         return dependency_only;
     }
@@ -33,9 +37,13 @@ void ReadyQueues::push(Shape shape, std::uint32_t slot) {
     (void)pushed;
 }
 
-bool ReadyQueues::try_pop(Shape shape, std::uint32_t& slot) { return queues_->of(shape).pop(slot); }
+bool ReadyQueues::try_pop(Shape shape, std::uint32_t& slot) {
+    return queues_->of(shape).pop(slot);
+}
 
-bool ReadyQueues::is_empty(Shape shape) const { return queues_->of(shape).empty(); }
+bool ReadyQueues::is_empty(Shape shape) const {
+    return queues_->of(shape).empty();
+}
 
 bool ReadyQueues::all_empty() const {
     return queues_->aic.empty() && queues_->aiv.empty() && queues_->mix.empty() &&

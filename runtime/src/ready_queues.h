@@ -15,7 +15,7 @@ namespace pto::detail {
 /// window_tasks entries at most, and a push never fails or allocates (Boost.Lockfree bounded_push on a
 /// preallocated node pool).
 class ReadyQueues {
-public:
+  public:
     explicit ReadyQueues(std::uint32_t capacity);
     ~ReadyQueues();
     ReadyQueues(const ReadyQueues&) = delete;
@@ -29,7 +29,7 @@ public:
     [[nodiscard]] bool is_empty(Shape shape) const;
     [[nodiscard]] bool all_empty() const;
 
-private:
+  private:
     struct Queues;
     std::unique_ptr<Queues> queues_;
 };

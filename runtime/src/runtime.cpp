@@ -59,7 +59,8 @@ Runtime::Impl::~Impl() {
         }
     }
     if (draining)
-        detail::logger().warn("destroying a runtime whose aborted run still has kernels running: waiting for them");
+        detail::logger().warn(
+            "destroying a runtime whose aborted run still has kernels running: waiting for them");
     watchdog.reset();
     // Compute jobs write into the schedulers' core state when they return, so they must all have returned
     // before the schedulers go (a kernel that never returns blocks here: there is no safe alternative).
@@ -108,8 +109,10 @@ void Runtime::Impl::begin_run() {
     settings.profile = config.profile_orchestrator;
     settings.duration_ns.assign(engine.kernels.size(), 0);
     for (std::size_t f = 0; f < engine.kernels.size(); ++f)
-        settings.duration_ns[f] = static_cast<std::int64_t>(engine.kernels[f].duration_us * 1000.0 * config.timed_scale);
-    for (auto& s : schedulers) s->reset_for_run();
+        settings.duration_ns[f] =
+            static_cast<std::int64_t>(engine.kernels[f].duration_us * 1000.0 * config.timed_scale);
+    for (auto& s : schedulers)
+        s->reset_for_run();
 
     in_run = true;
     orchestration_ended = false;
@@ -119,7 +122,8 @@ void Runtime::Impl::begin_run() {
     if (config.orchestration == OrchestrationMode::Concurrent) {
         // seq_cst: pairs with the parked schedulers' re-check (Parker protocol).
         engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
-        for (auto& p : engine.scheduler_parkers) p->unpark();
+        for (auto& p : engine.scheduler_parkers)
+            p->unpark();
     }
 }
 
@@ -130,7 +134,8 @@ void Runtime::Impl::end_orchestration() {
     engine.submitted_total.store(next_id - run_first_id, std::memory_order_seq_cst);
     if (config.orchestration == OrchestrationMode::Serial) {
         engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
-        for (auto& p : engine.scheduler_parkers) p->unpark();
+        for (auto& p : engine.scheduler_parkers)
+            p->unpark();
     }
 }
 
@@ -201,16 +206,20 @@ void Runtime::Impl::settle_run(bool recovering) {
             partial.subtasks = subtasks;
             partial.orchestration_ns = orchestration_ns;
             partial.aborted = true;
-            for (StallReport& r : watchdog->take_reports()) pending_stalls.push_back(std::move(r));
+            for (StallReport& r : watchdog->take_reports())
+                pending_stalls.push_back(std::move(r));
             partial.stalls = pending_stalls;
             last_report = std::move(partial);
-            std::string text = abort_report.message + "; the run was aborted, but " + std::to_string(running) +
-                               (recovering ? " subtask(s) still run after another stall_timeout_ms without progress"
-                                           : " subtask(s) still run after the grace period") +
-                               " (oldest task ids:";
-            for (std::uint64_t id : ids) text += " " + std::to_string(id);
-            text += "): the next begin_run finishes the aborted run once they return (it throws Stall again if "
-                    "they still do not), and the destructor waits for them";
+            std::string text =
+                abort_report.message + "; the run was aborted, but " + std::to_string(running) +
+                (recovering ? " subtask(s) still run after another stall_timeout_ms without progress"
+                            : " subtask(s) still run after the grace period") +
+                " (oldest task ids:";
+            for (std::uint64_t id : ids)
+                text += " " + std::to_string(id);
+            text +=
+                "): the next begin_run finishes the aborted run once they return (it throws Stall again if "
+                "they still do not), and the destructor waits for them";
             detail::throw_error(ErrorCode::Stall, std::move(text));
         }
         engine.orchestrator_parker.park_until(
@@ -224,11 +233,12 @@ void Runtime::Impl::abort_run() {
     aborted = true;
     watchdog->mark_aborted();
     abort_report = watchdog->latest();
-    detail::logger().warn("aborting the run of tasks {}..{}: every task not yet started is cancelled", run_first_id,
-                          next_id - 1);
+    detail::logger().warn("aborting the run of tasks {}..{}: every task not yet started is cancelled",
+                          run_first_id, next_id - 1);
     // seq_cst: every thread that makes a task ready after this sees the flag (Engine::make_ready).
     engine.abort_requested.store(true, std::memory_order_seq_cst);
-    for (auto& p : engine.scheduler_parkers) p->unpark();
+    for (auto& p : engine.scheduler_parkers)
+        p->unpark();
     // The schedulers cancel what they pop from now on; cancelling the queues here too ends the run even
     // when the schedulers are what stalled (ready but not dispatched).
     engine.cancel_queued(orchestrator_ctx);
@@ -236,18 +246,22 @@ void Runtime::Impl::abort_run() {
 }
 
 void Runtime::Impl::quiesce_schedulers() {
-    // The schedulers acknowledge the epoch only while dispatch is disabled (see Scheduler::acknowledged_epoch);
-    // after that their private state (statistics, cores) is stable and visible here.
+    // The schedulers acknowledge the epoch only while dispatch is disabled (see
+    // Scheduler::acknowledged_epoch); after that their private state (statistics, cores) is stable and
+    // visible here.
     engine.dispatch_enabled.store(false, std::memory_order_seq_cst);
     const std::uint64_t epoch = engine.quiesce_epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
-    for (auto& p : engine.scheduler_parkers) p->unpark();
+    for (auto& p : engine.scheduler_parkers)
+        p->unpark();
     for (auto& s : schedulers)
-        while (s->acknowledged_epoch() != epoch) std::this_thread::yield();
+        while (s->acknowledged_epoch() != epoch)
+            std::this_thread::yield();
 }
 
 void Runtime::Impl::resume_dispatch() {
     engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
-    for (auto& p : engine.scheduler_parkers) p->unpark();
+    for (auto& p : engine.scheduler_parkers)
+        p->unpark();
 }
 
 bool Runtime::Impl::reap_if_idle() {
@@ -328,7 +342,8 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted) {
     }
     report.stalls = std::move(pending_stalls);
     pending_stalls.clear();
-    for (StallReport& r : watchdog->take_reports()) report.stalls.push_back(std::move(r));
+    for (StallReport& r : watchdog->take_reports())
+        report.stalls.push_back(std::move(r));
     report.aborted = aborted;
     std::sort(subtask_records.begin(), subtask_records.end(),
               [](const SubtaskRecord& a, const SubtaskRecord& b) { return a.dispatch_ns < b.dispatch_ns; });
@@ -336,19 +351,20 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted) {
         graph.kernels.clear();
         for (std::size_t f = 0; f < engine.kernels.size(); ++f)
             if (!engine.kernels[f].name.empty())
-                graph.kernels.push_back(KernelSummary{FuncId{static_cast<std::uint16_t>(f)}, engine.kernels[f].name,
-                                                      engine.kernels[f].duration_us});
+                graph.kernels.push_back(KernelSummary{FuncId{static_cast<std::uint16_t>(f)},
+                                                      engine.kernels[f].name, engine.kernels[f].duration_us});
     }
     in_run = false;
     last_report = report;
     detail::logger().debug("run of {} tasks ended: {} completed, {} failed, {} cancelled, {} ns end to end",
-                           report.submitted, report.completed, report.failed, report.cancelled, end_to_end_ns);
+                           report.submitted, report.completed, report.failed, report.cancelled,
+                           end_to_end_ns);
     if (aborted && throw_if_aborted)
-        detail::throw_error(ErrorCode::Stall, abort_report.message + "; the run was aborted: " +
-                                                  std::to_string(report.cancelled) + " task(s) cancelled, " +
-                                                  std::to_string(report.failed) + " failed, " +
-                                                  std::to_string(report.completed) + " completed of " +
-                                                  std::to_string(report.submitted));
+        detail::throw_error(
+            ErrorCode::Stall,
+            abort_report.message + "; the run was aborted: " + std::to_string(report.cancelled) +
+                " task(s) cancelled, " + std::to_string(report.failed) + " failed, " +
+                std::to_string(report.completed) + " completed of " + std::to_string(report.submitted));
     return report;
 }
 
@@ -357,32 +373,48 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted) {
 Runtime::Runtime(RuntimeConfig config) : impl_(std::make_unique<Impl>(config)) {}
 Runtime::~Runtime() = default;
 
-const RuntimeConfig& Runtime::config() const { return impl_->config; }
+const RuntimeConfig& Runtime::config() const {
+    return impl_->config;
+}
 
 void Runtime::register_kernel(FuncId id, KernelInfo info) {
     if (impl_->in_run) [[unlikely]]
-        detail::throw_error(ErrorCode::RunInProgress,
-                            "register_kernel(" + info.name + ") during a run; register kernels before pto::run");
+        detail::throw_error(ErrorCode::RunInProgress, "register_kernel(" + info.name +
+                                                          ") during a run; register kernels before pto::run");
     if (impl_->draining) [[unlikely]]
-        detail::throw_error(ErrorCode::RunInProgress,
-                            "register_kernel(" + info.name + ") while kernels of an aborted run (tasks " +
-                                std::to_string(impl_->run_first_id) + ".." + std::to_string(impl_->next_id - 1) +
-                                ") still run; retry after they return (a successful begin_run shows they did)");
+        detail::throw_error(
+            ErrorCode::RunInProgress,
+            "register_kernel(" + info.name + ") while kernels of an aborted run (tasks " +
+                std::to_string(impl_->run_first_id) + ".." + std::to_string(impl_->next_id - 1) +
+                ") still run; retry after they return (a successful begin_run shows they did)");
     if (id.is_none()) [[unlikely]]
-        detail::throw_error(ErrorCode::InvalidArgument, "register_kernel(" + info.name + ") with FuncId none");
+        detail::throw_error(ErrorCode::InvalidArgument,
+                            "register_kernel(" + info.name + ") with FuncId none");
     if (info.name.empty()) info.name = "func " + std::to_string(id.value);
     auto& table = impl_->engine.kernels;
     if (table.size() <= id.value) table.resize(id.value + 1);
     table[id.value] = std::move(info);
 }
 
-const KernelInfo* Runtime::find_kernel(FuncId id) const { return impl_->engine.kernel(id); }
-std::string Runtime::kernel_name(FuncId id) const { return impl_->engine.kernel_name(id); }
+const KernelInfo* Runtime::find_kernel(FuncId id) const {
+    return impl_->engine.kernel(id);
+}
+std::string Runtime::kernel_name(FuncId id) const {
+    return impl_->engine.kernel_name(id);
+}
 
-void Runtime::begin_run() { impl_->begin_run(); }
-void Runtime::end_orchestration() { impl_->end_orchestration(); }
-RunReport Runtime::end_run() { return impl_->end_run(); }
-bool Runtime::in_run() const { return impl_->in_run; }
+void Runtime::begin_run() {
+    impl_->begin_run();
+}
+void Runtime::end_orchestration() {
+    impl_->end_orchestration();
+}
+RunReport Runtime::end_run() {
+    return impl_->end_run();
+}
+bool Runtime::in_run() const {
+    return impl_->in_run;
+}
 
 TaskId Runtime::submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped) {
     return impl_->submit(spec, producers, scoped);
@@ -390,17 +422,39 @@ TaskId Runtime::submit(const TaskSpec& spec, std::span<const TaskId> producers, 
 TaskId Runtime::submit_instance(std::span<InstanceNode> nodes, bool scoped) {
     return impl_->submit_instance(nodes, scoped);
 }
-TaskId Runtime::next_task_id() const { return TaskId{impl_->next_id}; }
-TaskId Runtime::run_first_task_id() const { return TaskId{impl_->run_first_id}; }
-TaskId Runtime::retired_before() const { return TaskId{impl_->retired_before}; }
-TaskId Runtime::try_retire() { return impl_->try_retire(); }
-void Runtime::wait_for_retirement(std::string_view knob) { impl_->wait_for_retirement(knob); }
-void Runtime::release_scope(TaskId begin, TaskId end) { impl_->release_scope(begin, end); }
+TaskId Runtime::next_task_id() const {
+    return TaskId{impl_->next_id};
+}
+TaskId Runtime::run_first_task_id() const {
+    return TaskId{impl_->run_first_id};
+}
+TaskId Runtime::retired_before() const {
+    return TaskId{impl_->retired_before};
+}
+TaskId Runtime::try_retire() {
+    return impl_->try_retire();
+}
+void Runtime::wait_for_retirement(std::string_view knob) {
+    impl_->wait_for_retirement(knob);
+}
+void Runtime::release_scope(TaskId begin, TaskId end) {
+    impl_->release_scope(begin, end);
+}
 
-OrchestratorStats& Runtime::orchestrator_stats() { return impl_->stats; }
-bool Runtime::is_profiling() const { return impl_->config.profile_orchestrator; }
-const RunReport& Runtime::last_report() const { return impl_->last_report; }
-const GraphRecord& Runtime::graph() const { return impl_->graph; }
-std::span<const SubtaskRecord> Runtime::subtasks() const { return impl_->subtask_records; }
+OrchestratorStats& Runtime::orchestrator_stats() {
+    return impl_->stats;
+}
+bool Runtime::is_profiling() const {
+    return impl_->config.profile_orchestrator;
+}
+const RunReport& Runtime::last_report() const {
+    return impl_->last_report;
+}
+const GraphRecord& Runtime::graph() const {
+    return impl_->graph;
+}
+std::span<const SubtaskRecord> Runtime::subtasks() const {
+    return impl_->subtask_records;
+}
 
 }  // namespace pto

@@ -64,7 +64,8 @@ struct Runtime::Impl {
     void validate_spec(const TaskSpec& spec, TaskId id) const;
     void validate_producers(std::span<const TaskId> producers, TaskId id, const TaskSpec& spec) const;
     void check_heap_need(std::uint64_t reserve_bytes, TaskId id, const TaskSpec* spec) const;
-    void reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes, std::uint64_t arg_bytes);
+    void reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes,
+                 std::uint64_t arg_bytes);
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
     std::uint32_t select_producers(TaskId id, std::span<const TaskId> producers);
     void stage_links(std::uint32_t slot, const std::uint32_t* producers, std::uint32_t count);
@@ -90,10 +91,10 @@ struct Runtime::Impl {
     std::uint64_t retired_before = 0;
     bool in_run = false;
     bool orchestration_ended = false;
-    bool aborted = false;   // a stall aborted this run: what had not started is being cancelled
-    bool draining = false;  // an aborted run ended with kernels still running; begin_run finishes it
+    bool aborted = false;      // a stall aborted this run: what had not started is being cancelled
+    bool draining = false;     // an aborted run ended with kernels still running; begin_run finishes it
     StallReport abort_report;  // the stall that aborted the run
-    std::vector<StallReport> pending_stalls;  // reports of a draining run, for its final report
+    std::vector<StallReport> pending_stalls;          // reports of a draining run, for its final report
     std::vector<std::uint64_t> retired_unsuccessful;  // this run's failed or cancelled tasks that retired
     std::int64_t run_start_ns = 0;
     std::int64_t orchestration_ns = 0;
@@ -106,8 +107,8 @@ struct Runtime::Impl {
     GraphRecord graph;
     std::vector<TaskId> record_scratch;
     std::vector<TaskId> instance_scratch;
-    std::vector<std::uint32_t> candidates;      // producer slots selected for linking (scratch)
-    std::vector<std::uint32_t> instance_marks;  // per instance node: how many candidates are its own
+    std::vector<std::uint32_t> candidates;        // producer slots selected for linking (scratch)
+    std::vector<std::uint32_t> instance_marks;    // per instance node: how many candidates are its own
     std::vector<std::uint32_t> staged_producers;  // producers with staged consumers (SlotBook::staged_*)
     std::uint64_t staged_edges = 0;
     /// Staged edges that force a flush even inside a scope: bounds how long a long scope delays its

@@ -34,7 +34,7 @@ void cpu_relax() {
 /// queue token: while held, only this thread claims its blocks, so blocks_claimed needs no RMW. A task with
 /// blocks left at the end of the pass is pushed back, so other threads can spread its SPMD blocks.
 class Scheduler::ReadySource {
-public:
+  public:
     explicit ReadySource(Engine& engine) : engine_(engine) {}
 
     [[nodiscard]] bool has(Shape shape) const {
@@ -70,7 +70,7 @@ public:
         return returned;
     }
 
-private:
+  private:
     static constexpr std::uint32_t kHeldShapes = 3;  // AIC, AIV, MIX
     static std::uint32_t index(Shape s) { return static_cast<std::uint32_t>(s); }
 
@@ -93,7 +93,8 @@ Scheduler::Scheduler(Engine& engine, const RunSettings& settings, ComputePool* c
         ClusterState& cluster = clusters_[i];
         cluster.cluster = c;
         cluster.units = config.aic_per_cluster + config.aiv_per_cluster;
-        for (std::uint32_t u = 0; u < cluster.units; ++u) cluster.unit[u].global_index = global_core_index(config, c, u);
+        for (std::uint32_t u = 0; u < cluster.units; ++u)
+            cluster.unit[u].global_index = global_core_index(config, c, u);
     }
     occupancy_.resize(cluster_count_);
     placements_.resize(cluster_count_ * kMaxUnitsPerCluster * 2);
@@ -132,9 +133,15 @@ std::uint64_t Scheduler::next_random() {
 
 void Scheduler::thread_main() {
     switch (engine_.config.executor) {
-        case Executor::Instant: loop<Executor::Instant>(); break;
-        case Executor::Timed: loop<Executor::Timed>(); break;
-        case Executor::Compute: loop<Executor::Compute>(); break;
+        case Executor::Instant:
+            loop<Executor::Instant>();
+            break;
+        case Executor::Timed:
+            loop<Executor::Timed>();
+            break;
+        case Executor::Compute:
+            loop<Executor::Compute>();
+            break;
     }
 }
 
@@ -217,8 +224,10 @@ bool Scheduler::pass() {
                 if (finished) {
                     progressed = true;
                     if (!core.running.is_empty()) {
-                        if (aborting) [[unlikely]] drop_unstarted(core);
-                        else start_running<E>(cluster, core, now);
+                        if (aborting) [[unlikely]]
+                            drop_unstarted(core);
+                        else
+                            start_running<E>(cluster, core, now);
                     }
                 }
                 if (!core.running.is_empty()) {
@@ -265,8 +274,9 @@ bool Scheduler::pass() {
             }
         }
         ReadySource source(engine_);
-        const std::uint32_t placed = plan_dispatch(std::span<ClusterOccupancy>(occupancy_), source,
-                                                   E != Executor::Instant, idle_elsewhere, placements_.data());
+        const std::uint32_t placed =
+            plan_dispatch(std::span<ClusterOccupancy>(occupancy_), source, E != Executor::Instant,
+                          idle_elsewhere, placements_.data());
         if (source.release()) ctx_.pushed_ready = true;
         // Read after the pops: a block's start then never precedes the completion that made it ready, which
         // the ordering tests (and a faithful trace) rely on.
@@ -275,8 +285,9 @@ bool Scheduler::pass() {
             const Placement& p = placements_[i];
             ClusterState& cluster = clusters_[p.cluster];
             CoreState& core = cluster.unit[p.unit];
-            const std::uint64_t seq =
-                settings_.record_subtasks ? engine_.record_sequence.fetch_add(1, std::memory_order_relaxed) : 0;
+            const std::uint64_t seq = settings_.record_subtasks
+                                          ? engine_.record_sequence.fetch_add(1, std::memory_order_relaxed)
+                                          : 0;
             const SubtaskRef ref{p.slot, p.block, p.lane, now, seq};
             if (p.lane == 0) ++stats_.subtasks_dispatched;
             if (p.to_pending) {
@@ -296,8 +307,10 @@ bool Scheduler::pass() {
     }
 
     const std::uint64_t ended = ctx_.counters.total() - finished_before;
-    if (ended != 0) engine_.add_finished(ended);
-    else if (progressed) engine_.note_progress();  // blocks moved: a long SPMD task is not a stall
+    if (ended != 0)
+        engine_.add_finished(ended);
+    else if (progressed)
+        engine_.note_progress();  // blocks moved: a long SPMD task is not a stall
     if (ctx_.pushed_ready) engine_.wake_schedulers();
     if (profile) {
         const std::int64_t t2 = now_ns();
@@ -315,11 +328,13 @@ void Scheduler::start_running(ClusterState& cluster, CoreState& core, std::int64
         finish_running(cluster, core, 0, nullptr, now, now);
     } else if constexpr (E == Executor::Timed) {
         const FuncId func = engine_.slots[ref.slot].funcs[ref.lane];
-        std::int64_t duration = func.value < settings_.duration_ns.size() ? settings_.duration_ns[func.value] : 0;
+        std::int64_t duration =
+            func.value < settings_.duration_ns.size() ? settings_.duration_ns[func.value] : 0;
         const double jitter = engine_.config.timed_jitter;
         if (jitter > 0.0) {
             const double unit = static_cast<double>(next_random() >> 11) * 0x1.0p-53;  // [0, 1)
-            duration = static_cast<std::int64_t>(static_cast<double>(duration) * (1.0 + jitter * (2.0 * unit - 1.0)));
+            duration = static_cast<std::int64_t>(static_cast<double>(duration) *
+                                                 (1.0 + jitter * (2.0 * unit - 1.0)));
         }
         core.end_ns = now + duration;
     } else {
@@ -353,7 +368,8 @@ void Scheduler::finish_running(ClusterState& cluster, CoreState& core, int statu
         r.core = core.global_index;
         r.lane = ref.lane;
         r.scheduler = static_cast<std::uint8_t>(index_);
-        r.core_type = task.shape == Shape::MIX ? CoreType::MIX : (task.shape == Shape::AIC ? CoreType::AIC : CoreType::AIV);
+        r.core_type = task.shape == Shape::MIX ? CoreType::MIX
+                                               : (task.shape == Shape::AIC ? CoreType::AIC : CoreType::AIV);
         r.dispatch_ns = ref.dispatch_ns - base;
         r.start_ns = core.start_ns - base;
         r.end_ns = end_ns - base;
@@ -392,7 +408,8 @@ void Scheduler::flush_finished_blocks() {
         if (batch.failed) task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
         // acq_rel: the thread counting the last block owns the task's completion. Nothing else of the slot
         // is read after this unless that thread is us (block_num was read while a block was still ours).
-        if (task.blocks_finished.fetch_add(batch.count, std::memory_order_acq_rel) + batch.count != batch.block_num)
+        if (task.blocks_finished.fetch_add(batch.count, std::memory_order_acq_rel) + batch.count !=
+            batch.block_num)
             continue;
         ++stats_.tasks_completed;
         engine_.complete_task(batch.slot, task.outcome.load(std::memory_order_relaxed), ctx_);
@@ -411,8 +428,8 @@ void Scheduler::drop_unstarted(CoreState& core) {
         task.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
     } else {
         task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
-        engine_.record_failure(ref.slot, "aborted after a stall: block " + std::to_string(ref.block) +
-                                             " never started");
+        engine_.record_failure(
+            ref.slot, "aborted after a stall: block " + std::to_string(ref.block) + " never started");
     }
     // acq_rel: the last block's thread owns the task's completion (as in finish_running).
     if (task.blocks_finished.fetch_add(1, std::memory_order_acq_rel) + 1 != block_num) return;
@@ -449,7 +466,8 @@ void Scheduler::park(bool timed_cores_busy) {
     ++stats_.parks;
     auto deadline = Parker::Clock::now() + kIdleParkLimit;
     if (timed_cores_busy) {
-        const auto until_end = std::chrono::nanoseconds(std::max<std::int64_t>(0, earliest_end_ns() - now_ns()));
+        const auto until_end =
+            std::chrono::nanoseconds(std::max<std::int64_t>(0, earliest_end_ns() - now_ns()));
         deadline = std::min(deadline, Parker::Clock::now() + until_end);
     }
     // seq_cst: pairs with the fence in Engine::wake_schedulers (a pusher either sees this count or this

@@ -19,14 +19,14 @@ namespace pto::detail {
 
 /// RunSettings: per-run values every scheduler reads, fixed by the orchestrator before dispatch starts.
 struct RunSettings {
-    std::int64_t start_ns = 0;                     // steady clock at begin_run
+    std::int64_t start_ns = 0;  // steady clock at begin_run
     bool record_subtasks = false;
     bool profile = false;
-    std::vector<std::int64_t> duration_ns;         // timed executor: scaled mean duration per FuncId
+    std::vector<std::int64_t> duration_ns;  // timed executor: scaled mean duration per FuncId
 };
 
 class Scheduler {
-public:
+  public:
     Scheduler(Engine& engine, const RunSettings& settings, ComputePool* compute, std::uint32_t index);
     ~Scheduler();
     Scheduler(const Scheduler&) = delete;
@@ -60,7 +60,7 @@ public:
     /// thread acknowledged a quiesce epoch (the stall path uses it to tell stuck kernels from lost tasks).
     [[nodiscard]] bool has_unfinished_cores() const;
 
-private:
+  private:
     class ReadySource;
 
     void thread_main();

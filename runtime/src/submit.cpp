@@ -25,15 +25,16 @@ std::int64_t steady_ns() {
 
 /// PhaseTimer: adds the wall time of a scope to a counter, only when profiling is on.
 class PhaseTimer {
-public:
-    PhaseTimer(bool enabled, std::int64_t& sink) : sink_(enabled ? &sink : nullptr), start_(enabled ? steady_ns() : 0) {}
+  public:
+    PhaseTimer(bool enabled, std::int64_t& sink)
+        : sink_(enabled ? &sink : nullptr), start_(enabled ? steady_ns() : 0) {}
     ~PhaseTimer() {
         if (sink_ != nullptr) *sink_ += steady_ns() - start_;
     }
     PhaseTimer(const PhaseTimer&) = delete;
     PhaseTimer& operator=(const PhaseTimer&) = delete;
 
-private:
+  private:
     std::int64_t* sink_;
     std::int64_t start_;
 };
@@ -50,7 +51,8 @@ std::uint64_t create_info_bytes(const TensorView& v) {
     std::uint64_t bytes = size_of(v.dtype);
     for (int d = 0; d < v.ndim && d < kMaxTensorDims; ++d) {
         // Overflow test by multiplication, not division: this runs per create-info on the submit path.
-        if (__builtin_mul_overflow(bytes, std::uint64_t{v.shape[d]}, &bytes) || bytes > kSaturated) return kSaturated;
+        if (__builtin_mul_overflow(bytes, std::uint64_t{v.shape[d]}, &bytes) || bytes > kSaturated)
+            return kSaturated;
     }
     return bytes;
 }
@@ -58,7 +60,8 @@ std::uint64_t create_info_bytes(const TensorView& v) {
 /// argument_bytes: argument-ring room to reserve for `spec` (kernels only keep their arguments).
 std::uint64_t argument_bytes(const TaskSpec& spec) {
     if (spec.kind != TaskKind::Kernel) return 0;
-    return detail::ArgRing::reserve_bytes(detail::ArgRecord::bytes_for(spec.tensors.size(), spec.scalars.size()));
+    return detail::ArgRing::reserve_bytes(
+        detail::ArgRecord::bytes_for(spec.tensors.size(), spec.scalars.size()));
 }
 
 /// HeapNeed: bytes a set of create-info outputs needs. Buffers never wrap, so carving them may skip the
@@ -84,8 +87,9 @@ struct HeapNeed {
 void Runtime::Impl::check_run_open(const char* call) const {
     if (!in_run) [[unlikely]]
         detail::throw_error(ErrorCode::NoActiveRun,
-                            std::string(call) + " outside a run: call it from the orchestration function "
-                                                "given to pto::run (or between Runtime::begin_run and end_run)");
+                            std::string(call) +
+                                " outside a run: call it from the orchestration function "
+                                "given to pto::run (or between Runtime::begin_run and end_run)");
 }
 
 std::string Runtime::Impl::describe_task(TaskId id, const TaskSpec* spec) const {
@@ -93,10 +97,15 @@ std::string Runtime::Impl::describe_task(TaskId id, const TaskSpec* spec) const 
     if (spec == nullptr) return s;
     switch (spec->kind) {
         case TaskKind::Kernel:
-            s += " (" + std::string(to_string(spec->core)) + " kernel " + engine.kernel_name(spec->funcs[0]) + ")";
+            s += " (" + std::string(to_string(spec->core)) + " kernel " + engine.kernel_name(spec->funcs[0]) +
+                 ")";
             break;
-        case TaskKind::DependencyOnly: s += " (dependency-only)"; break;
-        case TaskKind::Alloc: s += " (alloc_tensors)"; break;
+        case TaskKind::DependencyOnly:
+            s += " (dependency-only)";
+            break;
+        case TaskKind::Alloc:
+            s += " (alloc_tensors)";
+            break;
     }
     return s;
 }
@@ -114,25 +123,26 @@ void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id) const {
         if (config.executor != Executor::Instant) {
             for (int l = 0; l < lanes; ++l) {
                 const KernelInfo* k = engine.kernel(spec.funcs[l]);
-                const bool missing = k == nullptr || (config.executor == Executor::Compute && k->fn == nullptr);
+                const bool missing =
+                    k == nullptr || (config.executor == Executor::Compute && k->fn == nullptr);
                 if (missing) [[unlikely]]
-                    detail::throw_error(
-                        ErrorCode::UnknownKernel,
-                        describe_task(id, &spec) + ": " + engine.kernel_name(spec.funcs[l]) +
-                            (config.executor == Executor::Compute ? " has no registered compute function"
-                                                                  : " is not registered (its duration is needed)") +
-                            "; call Runtime::register_kernel first");
+                    detail::throw_error(ErrorCode::UnknownKernel,
+                                        describe_task(id, &spec) + ": " + engine.kernel_name(spec.funcs[l]) +
+                                            (config.executor == Executor::Compute
+                                                 ? " has no registered compute function"
+                                                 : " is not registered (its duration is needed)") +
+                                            "; call Runtime::register_kernel first");
             }
         }
     } else if (spec.block_num != 1) [[unlikely]] {
-        detail::throw_error(ErrorCode::InvalidBlockNum,
-                            describe_task(id, &spec) + ": framework tasks have block_num 1, not " +
-                                std::to_string(spec.block_num));
+        detail::throw_error(ErrorCode::InvalidBlockNum, describe_task(id, &spec) +
+                                                            ": framework tasks have block_num 1, not " +
+                                                            std::to_string(spec.block_num));
     }
     if (spec.tensors.size() > kMaxTensorArgs || spec.scalars.size() > kMaxScalarArgs) [[unlikely]]
         detail::throw_error(ErrorCode::TooManyArguments,
-                            describe_task(id, &spec) + ": " + std::to_string(spec.tensors.size()) + " tensors and " +
-                                std::to_string(spec.scalars.size()) + " scalars; at most " +
+                            describe_task(id, &spec) + ": " + std::to_string(spec.tensors.size()) +
+                                " tensors and " + std::to_string(spec.scalars.size()) + " scalars; at most " +
                                 std::to_string(kMaxTensorArgs) + " and " + std::to_string(kMaxScalarArgs));
     for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
         const TensorArg& a = spec.tensors[i];
@@ -156,26 +166,32 @@ void Runtime::Impl::check_heap_need(std::uint64_t reserve_bytes, TaskId id, cons
     detail::throw_error(ErrorCode::CapacityExhausted,
                         describe_task(id, spec) + " allocates " + std::to_string(reserve_bytes) +
                             " bytes (with room for wrapping), more than the whole heap ring: raise "
-                            "RuntimeConfig::heap_bytes (" + std::to_string(config.heap_bytes) + ")");
+                            "RuntimeConfig::heap_bytes (" +
+                            std::to_string(config.heap_bytes) + ")");
 }
 
-void Runtime::Impl::validate_producers(std::span<const TaskId> producers, TaskId id, const TaskSpec& spec) const {
+void Runtime::Impl::validate_producers(std::span<const TaskId> producers, TaskId id,
+                                       const TaskSpec& spec) const {
     for (TaskId p : producers) {
         if (p.value >= run_first_id && p.value < id.value) [[likely]]
             continue;
         std::string why;
-        if (!p.is_valid()) why = "an invalid TaskId (a handle of a call that created no task?)";
-        else if (p.value >= id.value) why = "task " + std::to_string(p.value) + ", which has not been submitted yet";
+        if (!p.is_valid())
+            why = "an invalid TaskId (a handle of a call that created no task?)";
+        else if (p.value >= id.value)
+            why = "task " + std::to_string(p.value) + ", which has not been submitted yet";
         else
-            why = "task " + std::to_string(p.value) + ", which belongs to an earlier run (this run starts at task " +
+            why = "task " + std::to_string(p.value) +
+                  ", which belongs to an earlier run (this run starts at task " +
                   std::to_string(run_first_id) + ")";
         detail::throw_error(ErrorCode::InvalidDependency, describe_task(id, &spec) + " depends on " + why);
     }
     if (producers.size() > engine.edges.capacity()) [[unlikely]]
-        detail::throw_error(ErrorCode::CapacityExhausted,
-                            describe_task(id, &spec) + " names " + std::to_string(producers.size()) +
-                                " producers, more than the edge pool holds: raise RuntimeConfig::edge_capacity (" +
-                                std::to_string(config.edge_capacity) + ")");
+        detail::throw_error(
+            ErrorCode::CapacityExhausted,
+            describe_task(id, &spec) + " names " + std::to_string(producers.size()) +
+                " producers, more than the edge pool holds: raise RuntimeConfig::edge_capacity (" +
+                std::to_string(config.edge_capacity) + ")");
 }
 
 // ---- Reservation and retirement ---------------------------------------------------------------------------
@@ -187,7 +203,8 @@ TaskId Runtime::Impl::try_retire() {
     while (retired_before < next_id) {
         const std::uint32_t slot = static_cast<std::uint32_t>(retired_before) & mask;
         // Acquire pairs with the last drop_reference (seq_cst RMW): every thread is done with the slot.
-        if (books[slot].scope_held || detail::link_refs(engine.slots[slot].link.load(std::memory_order_acquire)) != 0)
+        if (books[slot].scope_held ||
+            detail::link_refs(engine.slots[slot].link.load(std::memory_order_acquire)) != 0)
             break;
         if (engine.slots[slot].outcome.load(std::memory_order_relaxed) != Outcome::Ok) [[unlikely]]
             retired_unsuccessful.push_back(retired_before);  // in id order: sorted
@@ -223,10 +240,11 @@ void Runtime::Impl::throw_deadlock(std::string_view knob) const {
         held += books[id & engine.window_mask].scope_held ? 1 : 0;
     detail::throw_error(ErrorCode::CapacityDeadlock,
                         knob_text + " is exhausted and cannot drain: the oldest unretired task " +
-                            std::to_string(retired_before) + " is held by a scope that is still open (open scopes hold " +
+                            std::to_string(retired_before) +
+                            " is held by a scope that is still open (open scopes hold " +
                             std::to_string(held) + " of the " + std::to_string(next_id - retired_before) +
-                            " unretired tasks, and a scope releases its tasks only when it ends). Raise " + knob_text +
-                            " or end the scope sooner (e.g. one scope per loop iteration)");
+                            " unretired tasks, and a scope releases its tasks only when it ends). Raise " +
+                            knob_text + " or end the scope sooner (e.g. one scope per loop iteration)");
 }
 
 void Runtime::Impl::wait_for_retirement(std::string_view knob) {
@@ -236,7 +254,8 @@ void Runtime::Impl::wait_for_retirement(std::string_view knob) {
         const std::uint32_t oldest = static_cast<std::uint32_t>(retired_before) & engine.window_mask;
         const bool serial_blocked = config.orchestration == OrchestrationMode::Serial && !orchestration_ended;
         if (retired_before == next_id || books[oldest].scope_held || serial_blocked) throw_deadlock(knob);
-        if (watchdog->stalled()) [[unlikely]] throw_stall_while_waiting(knob);  // aborts the run
+        if (watchdog->stalled()) [[unlikely]]
+            throw_stall_while_waiting(knob);  // aborts the run
         orchestrator_waiting.store(true, std::memory_order_relaxed);
         engine.orchestrator_parker.park_until(
             [&] {
@@ -253,23 +272,28 @@ void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::
     // Only this thread consumes these pools, so once each is satisfied it stays satisfied.
     if (next_id + slots - retired_before > config.window_tasks) [[unlikely]] {
         ++stats.window_waits;
-        while (next_id + slots - retired_before > config.window_tasks) wait_for_retirement("window_tasks");
+        while (next_id + slots - retired_before > config.window_tasks)
+            wait_for_retirement("window_tasks");
     }
     if (engine.edges.free_nodes() < edge_nodes) [[unlikely]] {
         ++stats.edge_waits;
-        while (engine.edges.free_nodes() < edge_nodes) wait_for_retirement("edge_capacity");
+        while (engine.edges.free_nodes() < edge_nodes)
+            wait_for_retirement("edge_capacity");
     }
     if (engine.args.free_bytes() < arg_bytes) [[unlikely]] {
         ++stats.argument_waits;
-        while (engine.args.free_bytes() < arg_bytes) wait_for_retirement("argument_bytes");
+        while (engine.args.free_bytes() < arg_bytes)
+            wait_for_retirement("argument_bytes");
     }
     if (heap.capacity() - heap.used_bytes() < heap_bytes) [[unlikely]] {
         ++stats.heap_waits;
-        while (heap.capacity() - heap.used_bytes() < heap_bytes) wait_for_retirement("heap_bytes");
+        while (heap.capacity() - heap.used_bytes() < heap_bytes)
+            wait_for_retirement("heap_bytes");
     }
 }
 
-// ---- Submission --------------------------------------------------------------------------------------------
+// ---- Submission
+// --------------------------------------------------------------------------------------------
 
 std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool scoped) {
     const std::uint32_t slot = static_cast<std::uint32_t>(id.value) & engine.window_mask;
@@ -315,10 +339,11 @@ std::uint32_t Runtime::Impl::select_producers(TaskId id, std::span<const TaskId>
         if (p.value < retired_before) {
             ++stats.edges_to_retired;
             // A producer that failed or was cancelled cancels its consumers even after it retired (SPEC §10).
-            if (!retired_unsuccessful.empty() && std::binary_search(retired_unsuccessful.begin(),
-                                                                    retired_unsuccessful.end(), p.value)) [[unlikely]]
-                engine.slots[static_cast<std::uint32_t>(id.value) & mask].outcome.store(Outcome::Cancelled,
-                                                                                         std::memory_order_relaxed);
+            if (!retired_unsuccessful.empty() &&
+                std::binary_search(retired_unsuccessful.begin(), retired_unsuccessful.end(), p.value))
+                [[unlikely]]
+                engine.slots[static_cast<std::uint32_t>(id.value) & mask].outcome.store(
+                    Outcome::Cancelled, std::memory_order_relaxed);
             continue;
         }
         const std::uint32_t ps = static_cast<std::uint32_t>(p.value) & mask;
@@ -370,7 +395,8 @@ void Runtime::Impl::flush_links() {
                 // Completed already: every staged consumer holds a reference for its outputs but waits for
                 // nothing from it. acq_rel: the acquire side sees the completer's outcome (stored before its
                 // close CAS).
-                if (!link.compare_exchange_weak(word, word + refs, std::memory_order_acq_rel, std::memory_order_relaxed))
+                if (!link.compare_exchange_weak(word, word + refs, std::memory_order_acq_rel,
+                                                std::memory_order_relaxed))
                     continue;
                 const bool failed = engine.slots[ps].outcome.load(std::memory_order_relaxed) != Outcome::Ok;
                 // The staged list was never published, so no other thread reads it while we walk it. Walk
@@ -393,7 +419,8 @@ void Runtime::Impl::flush_links() {
             const std::uint64_t pushed = ((word + refs) & ~kLinkHeadMask) | pbook.staged_head;
             // Release: the nodes and the consumers' slots are visible to the completer that takes the list
             // with its acquire close.
-            if (link.compare_exchange_weak(word, pushed, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+            if (link.compare_exchange_weak(word, pushed, std::memory_order_acq_rel,
+                                           std::memory_order_relaxed)) {
                 stats.edges_linked += pbook.staged_count;
                 break;
             }
@@ -427,7 +454,8 @@ void Runtime::Impl::record_task(const TaskSpec& spec, TaskId id, std::span<const
     r.id = id;
     r.kind = spec.kind;
     r.core = spec.core;
-    for (int i = 0; i < 3; ++i) r.funcs[i] = spec.funcs[i];
+    for (int i = 0; i < 3; ++i)
+        r.funcs[i] = spec.funcs[i];
     r.block_num = spec.block_num;
     r.first_producer = static_cast<std::uint32_t>(graph.producers.size());
     record_scratch.assign(producers.begin(), producers.end());
@@ -454,8 +482,9 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
     validate_producers(producers, id, spec);
     if (spec.kind == TaskKind::Alloc && !producers.empty()) [[unlikely]]
         detail::throw_error(ErrorCode::InvalidArgument,
-                            describe_task(id, &spec) + " cannot wait for producers: an alloc task completes when "
-                                                       "it is submitted");
+                            describe_task(id, &spec) +
+                                " cannot wait for producers: an alloc task completes when "
+                                "it is submitted");
 
     HeapNeed heap_need;
     heap_need.add(spec.tensors);
@@ -502,11 +531,12 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
     const TaskId first{next_id};
     if (nodes.empty()) return first;
     if (nodes.size() > config.window_tasks) [[unlikely]]
-        detail::throw_error(ErrorCode::CapacityExhausted,
-                            "a static template instance of " + std::to_string(nodes.size()) +
-                                " tasks (starting at task " + std::to_string(first.value) +
-                                ") is larger than the whole task window: raise RuntimeConfig::window_tasks (" +
-                                std::to_string(config.window_tasks) + ") or split the template");
+        detail::throw_error(
+            ErrorCode::CapacityExhausted,
+            "a static template instance of " + std::to_string(nodes.size()) + " tasks (starting at task " +
+                std::to_string(first.value) +
+                ") is larger than the whole task window: raise RuntimeConfig::window_tasks (" +
+                std::to_string(config.window_tasks) + ") or split the template");
     HeapNeed heap_need;
     std::uint64_t edge_nodes = 0;
     std::uint64_t arg_bytes = 0;
@@ -516,19 +546,21 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
         validate_spec(n.spec, id);
         for (std::uint32_t d : n.consumer_offsets)
             if (d == 0 || i + d >= nodes.size()) [[unlikely]]
-                detail::throw_error(ErrorCode::InvalidTemplate, describe_task(id, &n.spec) + " of an instance of " +
-                                                                    std::to_string(nodes.size()) +
-                                                                    " nodes feeds node offset +" + std::to_string(d) +
-                                                                    ", outside the instance");
+                detail::throw_error(ErrorCode::InvalidTemplate,
+                                    describe_task(id, &n.spec) + " of an instance of " +
+                                        std::to_string(nodes.size()) + " nodes feeds node offset +" +
+                                        std::to_string(d) + ", outside the instance");
         for (std::uint32_t d : n.producer_offsets)
             if (d == 0 || d > i) [[unlikely]]
-                detail::throw_error(ErrorCode::InvalidTemplate, describe_task(id, &n.spec) +
-                                                                    " waits for node offset -" + std::to_string(d) +
-                                                                    ", outside the instance (edges point backwards)");
-        if (n.spec.kind == TaskKind::Alloc && !(n.external_producers.empty() && n.producer_offsets.empty())) [[unlikely]]
+                detail::throw_error(ErrorCode::InvalidTemplate,
+                                    describe_task(id, &n.spec) + " waits for node offset -" +
+                                        std::to_string(d) + ", outside the instance (edges point backwards)");
+        if (n.spec.kind == TaskKind::Alloc && !(n.external_producers.empty() && n.producer_offsets.empty()))
+            [[unlikely]]
             detail::throw_error(ErrorCode::InvalidTemplate,
-                                describe_task(id, &n.spec) + " cannot wait for producers: an alloc task completes "
-                                                             "when it is submitted");
+                                describe_task(id, &n.spec) +
+                                    " cannot wait for producers: an alloc task completes "
+                                    "when it is submitted");
         // External producers must precede the whole instance.
         validate_producers(n.external_producers, first, n.spec);
         edge_nodes += n.external_producers.size();
@@ -537,15 +569,18 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
     }
     if (arg_bytes > engine.args.capacity()) [[unlikely]]
         detail::throw_error(ErrorCode::CapacityExhausted,
-                            "a static template instance starting at task " + std::to_string(first.value) + " copies " +
-                                std::to_string(arg_bytes) + " argument bytes (with room for wrapping), more than the "
+                            "a static template instance starting at task " + std::to_string(first.value) +
+                                " copies " + std::to_string(arg_bytes) +
+                                " argument bytes (with room for wrapping), more than the "
                                 "argument ring holds: raise RuntimeConfig::argument_bytes (" +
                                 std::to_string(engine.args.capacity()) + ")");
     if (edge_nodes > engine.edges.capacity()) [[unlikely]]
         detail::throw_error(ErrorCode::CapacityExhausted,
-                            "a static template instance starting at task " + std::to_string(first.value) + " needs " +
-                                std::to_string(edge_nodes) + " boundary edges, more than the edge pool holds: raise "
-                                "RuntimeConfig::edge_capacity (" + std::to_string(config.edge_capacity) + ")");
+                            "a static template instance starting at task " + std::to_string(first.value) +
+                                " needs " + std::to_string(edge_nodes) +
+                                " boundary edges, more than the edge pool holds: raise "
+                                "RuntimeConfig::edge_capacity (" +
+                                std::to_string(config.edge_capacity) + ")");
     check_heap_need(heap_need.reserve_bytes(), first, nullptr);
     {
         PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);
@@ -581,8 +616,10 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
         count_submit(n.spec);
         if (config.record_graph) {
             instance_scratch.clear();
-            for (std::uint32_t d : n.producer_offsets) instance_scratch.push_back(TaskId{id.value - d});
-            instance_scratch.insert(instance_scratch.end(), n.external_producers.begin(), n.external_producers.end());
+            for (std::uint32_t d : n.producer_offsets)
+                instance_scratch.push_back(TaskId{id.value - d});
+            instance_scratch.insert(instance_scratch.end(), n.external_producers.begin(),
+                                    n.external_producers.end());
             record_task(n.spec, id, instance_scratch);
         }
     }
@@ -617,7 +654,8 @@ void Runtime::Impl::release_scope(TaskId begin, TaskId end) {
     // try_retire retires what it unblocked the next time it runs.
     const std::uint64_t from = std::max(begin.value, retired_before);
     const std::uint64_t to = std::min(end.value, next_id);
-    for (std::uint64_t id = from; id < to; ++id) books[static_cast<std::uint32_t>(id) & engine.window_mask].scope_held = false;
+    for (std::uint64_t id = from; id < to; ++id)
+        books[static_cast<std::uint32_t>(id) & engine.window_mask].scope_held = false;
 }
 
 }  // namespace pto

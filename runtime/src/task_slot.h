@@ -47,11 +47,15 @@ inline constexpr std::uint64_t kLinkClosed = 1ull << 32;
 inline constexpr int kLinkRefShift = 33;
 inline constexpr std::uint64_t kLinkRefUnit = 1ull << kLinkRefShift;
 
-[[nodiscard]] constexpr std::uint64_t link_refs(std::uint64_t word) { return word >> kLinkRefShift; }
+[[nodiscard]] constexpr std::uint64_t link_refs(std::uint64_t word) {
+    return word >> kLinkRefShift;
+}
 [[nodiscard]] constexpr std::uint32_t link_head(std::uint64_t word) {
     return static_cast<std::uint32_t>(word & kLinkHeadMask);
 }
-[[nodiscard]] constexpr bool link_is_closed(std::uint64_t word) { return (word & kLinkClosed) != 0; }
+[[nodiscard]] constexpr bool link_is_closed(std::uint64_t word) {
+    return (word & kLinkClosed) != 0;
+}
 
 // ---- The fanin counter -----------------------------------------------------------------------------------
 //
@@ -91,10 +95,14 @@ static_assert(sizeof(TaskSlot) == kCacheLine, "hot per-task state must fit one c
 [[nodiscard]] constexpr Shape shape_of(TaskKind kind, CoreType core) {
     if (kind != TaskKind::Kernel) return Shape::DependencyOnly;
     switch (core) {
-        case CoreType::AIC: return Shape::AIC;
-        case CoreType::AIV: return Shape::AIV;
-        case CoreType::MIX: return Shape::MIX;
-        case CoreType::None: break;
+        case CoreType::AIC:
+            return Shape::AIC;
+        case CoreType::AIV:
+            return Shape::AIV;
+        case CoreType::MIX:
+            return Shape::MIX;
+        case CoreType::None:
+            break;
     }
     return Shape::DependencyOnly;
 }

@@ -8,7 +8,9 @@
 namespace pto {
 namespace {
 
-[[noreturn]] void bad_tensor(const std::string& what) { detail::throw_error(ErrorCode::InvalidTensor, what); }
+[[noreturn]] void bad_tensor(const std::string& what) {
+    detail::throw_error(ErrorCode::InvalidTensor, what);
+}
 
 void check_rank(std::size_t ndim) {
     if (ndim < 1 || ndim > static_cast<std::size_t>(kMaxTensorDims))
@@ -35,12 +37,14 @@ TensorCreateInfo::TensorCreateInfo(DataType type, std::initializer_list<std::uin
     check_rank(dims.size());
     ndim = static_cast<std::uint32_t>(dims.size());
     std::uint32_t d = 0;
-    for (std::uint32_t n : dims) shape[d++] = n;
+    for (std::uint32_t n : dims)
+        shape[d++] = n;
 }
 
 std::uint64_t TensorCreateInfo::element_count() const {
     std::uint64_t n = 1;
-    for (std::uint32_t d = 0; d < ndim; ++d) n *= shape[d];
+    for (std::uint32_t d = 0; d < ndim; ++d)
+        n *= shape[d];
     return n;
 }
 
@@ -57,7 +61,8 @@ TensorView TensorView::contiguous(void* base, DataType type, std::span<const std
     v.ndim = static_cast<std::uint8_t>(dims.size());
     v.dtype = type;
     v.is_tracked = true;
-    for (std::size_t d = 0; d < dims.size(); ++d) v.shape[d] = dims[d];
+    for (std::size_t d = 0; d < dims.size(); ++d)
+        v.shape[d] = dims[d];
     fill_row_major(v);
     return v;
 }
@@ -65,7 +70,8 @@ TensorView TensorView::contiguous(void* base, DataType type, std::span<const std
 void detail::throw_bad_slice(const TensorView& view, int dim, std::uint32_t start, std::uint32_t length) {
     check_rank(view.ndim);
     if (dim < 0 || dim >= view.ndim)
-        bad_tensor("slice dimension " + std::to_string(dim) + " of a rank-" + std::to_string(view.ndim) + " view");
+        bad_tensor("slice dimension " + std::to_string(dim) + " of a rank-" + std::to_string(view.ndim) +
+                   " view");
     bad_tensor("slice [" + std::to_string(start) + ", " + std::to_string(std::uint64_t{start} + length) +
                ") leaves dimension " + std::to_string(dim) + " of size " + std::to_string(view.shape[dim]));
 }
@@ -75,14 +81,16 @@ TensorView TensorView::reshape(std::initializer_list<std::uint32_t> dims) const 
     check_rank(ndim);  // a malformed view (fields set by hand) is rejected, never read past its arrays
     if (!is_contiguous()) bad_tensor("reshape needs a contiguous view; copy or slice differently");
     std::uint64_t n = 1;
-    for (std::uint32_t d : dims) n *= d;
+    for (std::uint32_t d : dims)
+        n *= d;
     if (n != element_count())
         bad_tensor("reshape to " + std::to_string(n) + " elements of a view of " +
                    std::to_string(element_count()));
     TensorView v = *this;
     v.ndim = static_cast<std::uint8_t>(dims.size());
     int d = 0;
-    for (std::uint32_t s : dims) v.shape[d++] = s;
+    for (std::uint32_t s : dims)
+        v.shape[d++] = s;
     fill_row_major(v);
     return v;
 }
@@ -106,7 +114,8 @@ TensorView TensorView::untracked() const {
 
 std::uint64_t TensorView::element_count() const {
     std::uint64_t n = 1;
-    for (int d = 0; d < ndim && d < kMaxTensorDims; ++d) n *= shape[d];
+    for (int d = 0; d < ndim && d < kMaxTensorDims; ++d)
+        n *= shape[d];
     return n;
 }
 

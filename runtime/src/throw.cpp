@@ -7,7 +7,9 @@
 
 namespace pto::detail {
 
-void throw_error(ErrorCode code, std::string message) { throw Error(code, std::move(message)); }
+void throw_error(ErrorCode code, std::string message) {
+    throw Error(code, std::move(message));
+}
 
 void assert_failed(const char* cond, const char* msg, const char* file, int line) {
     std::fprintf(stderr, "pto internal error: %s (%s) at %s:%d\n", msg, cond, file, line);

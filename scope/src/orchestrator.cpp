@@ -10,12 +10,13 @@ namespace {
 
 thread_local Orchestrator::State* t_current = nullptr;
 
-
 }  // namespace
 
 namespace detail {
 
-Orchestrator::State* current_state() { return t_current; }
+Orchestrator::State* current_state() {
+    return t_current;
+}
 
 Orchestrator::State& require_state(const char* call) {
     if (t_current == nullptr) [[unlikely]]
@@ -55,10 +56,11 @@ RunReport Orchestrator::finish(const RunOptions& options) {
     if (options.throw_on_kernel_failure && report.failed > 0) {
         const TaskFailure& first = report.failures.front();
         detail::throw_error(ErrorCode::KernelFailed,
-                            "task " + std::to_string(first.task.value) + " (kernel " + first.kernel + ") failed: " +
-                                first.message + "; " + std::to_string(report.failed) + " task(s) failed, " +
-                                std::to_string(report.cancelled) + " dependant(s) cancelled, " +
-                                std::to_string(report.completed) + " of " + std::to_string(report.submitted) +
+                            "task " + std::to_string(first.task.value) + " (kernel " + first.kernel +
+                                ") failed: " + first.message + "; " + std::to_string(report.failed) +
+                                " task(s) failed, " + std::to_string(report.cancelled) +
+                                " dependant(s) cancelled, " + std::to_string(report.completed) + " of " +
+                                std::to_string(report.submitted) +
                                 " completed (Runtime::last_report() has the details)");
     }
     return report;
@@ -75,7 +77,9 @@ void Orchestrator::abandon() noexcept {
     if (state_->map) state_->map->clear();
 }
 
-Runtime& current_runtime() { return detail::require_state("current_runtime").runtime; }
+Runtime& current_runtime() {
+    return detail::require_state("current_runtime").runtime;
+}
 
 ScopeMode current_scope_mode() {
     const Orchestrator::State& s = detail::require_state("current_scope_mode");
@@ -87,15 +91,18 @@ std::uint32_t current_scope_depth() {
 }
 
 ScopeGuard::ScopeGuard(ScopeMode mode) {
-    Orchestrator::State& s = detail::require_state(mode == ScopeMode::Auto ? "PTO2_SCOPE()" : "PTO2_SCOPE(MANUAL)");
-    if (mode == ScopeMode::Auto && !s.scopes.empty() && s.scopes.back().mode == ScopeMode::Manual) [[unlikely]] {
+    Orchestrator::State& s =
+        detail::require_state(mode == ScopeMode::Auto ? "PTO2_SCOPE()" : "PTO2_SCOPE(MANUAL)");
+    if (mode == ScopeMode::Auto && !s.scopes.empty() && s.scopes.back().mode == ScopeMode::Manual)
+        [[unlikely]] {
         const auto depth = s.scopes.size();
-        detail::throw_error(ErrorCode::ScopeNesting,
-                            "PTO2_SCOPE() (AUTO) opened at depth " + std::to_string(depth + 1) +
-                                " inside a MANUAL scope (depth " + std::to_string(depth) + ", opened before task " +
-                                std::to_string(s.scopes.back().begin.value) +
-                                "): an AUTO scope cannot nest in a MANUAL one, because the manual scope's tasks "
-                                "never enter the tensormap; use PTO2_SCOPE(MANUAL) here or close the outer scope");
+        detail::throw_error(
+            ErrorCode::ScopeNesting,
+            "PTO2_SCOPE() (AUTO) opened at depth " + std::to_string(depth + 1) +
+                " inside a MANUAL scope (depth " + std::to_string(depth) + ", opened before task " +
+                std::to_string(s.scopes.back().begin.value) +
+                "): an AUTO scope cannot nest in a MANUAL one, because the manual scope's tasks "
+                "never enter the tensormap; use PTO2_SCOPE(MANUAL) here or close the outer scope");
     }
     s.scopes.push_back(Orchestrator::State::ScopeFrame{mode, s.runtime.next_task_id()});
 }

@@ -27,7 +27,7 @@ struct Orchestrator::State {
     OrchestratorStats* stats = nullptr;  // the current run's counters (Runtime::orchestrator_stats)
     std::unique_ptr<TensorMap> map;      // created on first AUTO submit
     std::vector<ScopeFrame> scopes;
-    std::vector<TaskId> deps;            // explicit + discovered producers of the task being submitted
+    std::vector<TaskId> deps;  // explicit + discovered producers of the task being submitted
     // The task being submitted: its tensor arguments as the tensormap normalised them for the lookup, so
     // recording them after Runtime::submit does not normalise them again; bit i of prepared_mask marks
     // argument i as looked up (tracked, not allocated by this submit) and so to be recorded.
@@ -41,7 +41,9 @@ struct Orchestrator::State {
             map = std::make_unique<TensorMap>(runtime.config().tensormap_entries);
         return *map;
     }
-    [[nodiscard]] bool is_discovering() const { return scopes.empty() || scopes.back().mode == ScopeMode::Auto; }
+    [[nodiscard]] bool is_discovering() const {
+        return scopes.empty() || scopes.back().mode == ScopeMode::Auto;
+    }
 };
 
 namespace detail {

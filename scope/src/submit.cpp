@@ -23,12 +23,13 @@ std::int64_t steady_ns() {
                              ")";
     if (args.has_dependencies_set_twice())
         detail::throw_error(ErrorCode::DependenciesAlreadySet,
-                            task + ": set_dependencies was called twice on one Args; pass every producer in one "
-                                   "call (n = 0 clears the list first)");
-    detail::throw_error(ErrorCode::TooManyArguments,
-                        task + ": " + std::to_string(args.requested_tensors()) + " tensor arguments (at most " +
-                            std::to_string(kMaxTensorArgs) + ") or more than " + std::to_string(kMaxScalarArgs) +
-                            " scalars");
+                            task +
+                                ": set_dependencies was called twice on one Args; pass every producer in one "
+                                "call (n = 0 clears the list first)");
+    detail::throw_error(ErrorCode::TooManyArguments, task + ": " + std::to_string(args.requested_tensors()) +
+                                                         " tensor arguments (at most " +
+                                                         std::to_string(kMaxTensorArgs) + ") or more than " +
+                                                         std::to_string(kMaxScalarArgs) + " scalars");
 }
 
 /// prepare_and_find: the AUTO lookup of one submit. Each tracked argument with a buffer is normalised once
@@ -66,11 +67,12 @@ void record_prepared(Orchestrator::State& s, TaskId id) {
     TaskId retired = rt.retired_before();
     for (std::uint32_t mask = s.prepared_mask; mask != 0; mask &= mask - 1) {
         const TensorMap::Access& access = s.accesses[static_cast<std::size_t>(std::countr_zero(mask))];
-        while (!map.try_record(access, id, retired)) [[unlikely]] {
-            ++s.stats->tensormap_waits;
-            rt.wait_for_retirement("tensormap_entries");
-            retired = rt.retired_before();
-        }
+        while (!map.try_record(access, id, retired))
+            [[unlikely]] {
+                ++s.stats->tensormap_waits;
+                rt.wait_for_retirement("tensormap_entries");
+                retired = rt.retired_before();
+            }
     }
     s.stats->tensormap_inserts += s.prepared_count;
     if (s.is_profiling) s.stats->insert_ns += steady_ns() - t0;
@@ -105,16 +107,18 @@ void record(Orchestrator::State& s, std::span<const TensorArg> tensors, TaskId i
         // Buffers this task allocated are found through their creator, never through the map.
         if (!a.view.is_tracked || a.view.creator == id) continue;
         map.prepare(a.view, a.direction, access);
-        while (!map.try_record(access, id, rt.retired_before())) [[unlikely]] {
-            ++s.stats->tensormap_waits;
-            rt.wait_for_retirement("tensormap_entries");
-        }
+        while (!map.try_record(access, id, rt.retired_before()))
+            [[unlikely]] {
+                ++s.stats->tensormap_waits;
+                rt.wait_for_retirement("tensormap_entries");
+            }
         ++s.stats->tensormap_inserts;
     }
     if (profile) s.stats->insert_ns += steady_ns() - t0;
 }
 
-TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0, FuncId f1, FuncId f2, Args& args) {
+TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0, FuncId f1, FuncId f2,
+                       Args& args) {
     Orchestrator::State& s = detail::require_state(call);
     TaskSpec spec;
     spec.kind = kind;
@@ -175,7 +179,8 @@ void record_accesses(std::span<const TensorArg> tensors, TaskId task) {
 
 TaskHandle alloc_tensors(std::span<const TensorCreateInfo> infos) {
     Args args;
-    for (const TensorCreateInfo& info : infos) args.output(info);
+    for (const TensorCreateInfo& info : infos)
+        args.output(info);
     return submit_task("alloc_tensors", TaskKind::Alloc, CoreType::None, FuncId{}, FuncId{}, FuncId{}, args);
 }
 

@@ -24,9 +24,9 @@ void TaskHandle::assign(TaskId id, std::span<const TensorArg> args) {
 
 const TensorView& TaskHandle::output(std::uint32_t i) const {
     if (i >= output_count_) [[unlikely]]
-        detail::throw_error(ErrorCode::InvalidArgument,
-                            "output(" + std::to_string(i) + ") of task " + std::to_string(id_.value) + ", which allocated " +
-                                std::to_string(output_count_) + " tensor(s)");
+        detail::throw_error(ErrorCode::InvalidArgument, "output(" + std::to_string(i) + ") of task " +
+                                                            std::to_string(id_.value) + ", which allocated " +
+                                                            std::to_string(output_count_) + " tensor(s)");
     return outputs()[i];
 }
 

@@ -39,7 +39,8 @@ void check_summary(const nlohmann::json& s) {
 }
 
 void check_result(const nlohmann::json& r) {
-    for (const char* key : {"case", "mode", "executor"}) CHECK(r.at(key).is_string());
+    for (const char* key : {"case", "mode", "executor"})
+        CHECK(r.at(key).is_string());
     CHECK(r.contains("tier"));
     CHECK(r.at("peer").is_null());
     CHECK(r.at("sizes").is_object());
@@ -66,7 +67,8 @@ TEST_CASE("a short paged-attention sweep writes a complete pto-bench/1 report", 
     const fs::path dir = fs::temp_directory_path() / "pto-bench-smoke-pa";
     fs::create_directories(dir);
     const fs::path json = dir / "results.json";
-    REQUIRE(run_bench("--reps 3 --warmup 1 --case paged_attention --json " + json.string(), dir / "stdout.txt") == 0);
+    REQUIRE(run_bench("--reps 3 --warmup 1 --case paged_attention --json " + json.string(),
+                      dir / "stdout.txt") == 0);
     const nlohmann::json report = load(json);
     CHECK(report.at("schema") == "pto-bench/1");
     for (const char* key : {"cpu", "vendor", "platform", "compiler", "flags", "git_sha", "date"})

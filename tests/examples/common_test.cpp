@@ -5,7 +5,8 @@
 
 using namespace pto::examples;
 
-TEST_CASE("the launch rule splits n chunks into launches of min(m, n) with a smaller tail", "[examples][spmd]") {
+TEST_CASE("the launch rule splits n chunks into launches of min(m, n) with a smaller tail",
+          "[examples][spmd]") {
     auto l = launches(34, SpmdTier::Spmd8);
     REQUIRE(l.size() == 5);
     CHECK(l[0].chunk_base == 0);

@@ -41,7 +41,8 @@ struct FakeSource {
 std::vector<Placement> plan(std::vector<ClusterOccupancy>& clusters, FakeSource& src, bool pending,
                             pto::detail::IdleElsewhere elsewhere = {}) {
     std::vector<Placement> out(clusters.size() * 6);
-    const std::uint32_t n = plan_dispatch(std::span<ClusterOccupancy>(clusters), src, pending, elsewhere, out.data());
+    const std::uint32_t n =
+        plan_dispatch(std::span<ClusterOccupancy>(clusters), src, pending, elsewhere, out.data());
     out.resize(n);
     return out;
 }
@@ -125,7 +126,8 @@ TEST_CASE("while MIX waits, the least busy cluster receives no new AIC or AIV wo
     REQUIRE(placed.size() == 1);  // cluster 0's one idle AIV
 }
 
-TEST_CASE("work is not parked in pending slots while another thread has an idle core for it", "[runtime][dispatch]") {
+TEST_CASE("work is not parked in pending slots while another thread has an idle core for it",
+          "[runtime][dispatch]") {
     std::vector<ClusterOccupancy> clusters(1);
     clusters[0].running[0] = clusters[0].running[1] = clusters[0].running[2] = true;
     FakeSource src;

@@ -373,8 +373,8 @@ TEST_CASE("the default cost model carries the published AICPU figures", "[sim]")
     CHECK_THROWS_AS(CostModel::host_submit_us(500.0, 0.0), Error);
 }
 
-// The shared policy fills this thread's pending slots only for core types no other thread has idle, so a burst
-// of short tasks spreads over every thread instead of queueing behind the first thread to pass.
+// The shared policy fills this thread's pending slots only for core types no other thread has idle, so a
+// burst of short tasks spreads over every thread instead of queueing behind the first thread to pass.
 TEST_CASE("idle cores of other threads take work before this thread's pending slots", "[sim][policy]") {
     GraphBuilder burst;
     const FuncId k = burst.kernel("short", 1.0);

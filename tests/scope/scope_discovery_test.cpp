@@ -25,7 +25,8 @@ RuntimeConfig recording() {
 std::set<std::pair<std::uint64_t, std::uint64_t>> edges_of(const GraphRecord& g) {
     std::set<std::pair<std::uint64_t, std::uint64_t>> e;
     for (const RecordedTask& t : g.tasks)
-        for (TaskId p : g.producers_of(t)) e.insert({p.value, t.id.value});
+        for (TaskId p : g.producers_of(t))
+            e.insert({p.value, t.id.value});
     return e;
 }
 
@@ -61,7 +62,8 @@ TEST_CASE("inout chains serialise and disjoint views stay parallel", "[scope][te
     Runtime rt(recording());
     pto::run(rt, [&] {
         for (int step = 0; step < 3; ++step)
-            for (std::uint32_t row = 0; row < 8; ++row) submit_aiv(kK, Args().inout(m.slice(0, row, 1)));
+            for (std::uint32_t row = 0; row < 8; ++row)
+                submit_aiv(kK, Args().inout(m.slice(0, row, 1)));
     });
     const GraphRecord& g = rt.graph();
     REQUIRE(g.tasks.size() == 24);
@@ -129,7 +131,8 @@ TEST_CASE("a runtime-allocated output is found through its creator", "[scope][al
     CHECK(made.shape[0] == 16);
     CHECK(made.strides[0] == 128);
     CHECK(reinterpret_cast<std::uintptr_t>(made.base) % 64 == 0);
-    CHECK(edges_of(rt.graph()) == std::set<std::pair<std::uint64_t, std::uint64_t>>{{producer.value, consumer.value}});
+    CHECK(edges_of(rt.graph()) ==
+          std::set<std::pair<std::uint64_t, std::uint64_t>>{{producer.value, consumer.value}});
     // The creator's own write was never entered in the map.
     CHECK(rt.last_report().orchestrator.tensormap_inserts == 1);
 }
@@ -140,7 +143,8 @@ TEST_CASE("a dependency-only task joins N producers to M consumers with N + M ed
     pto::run(rt, [] {
         PTO2_SCOPE(MANUAL) {
             std::vector<TaskId> first;
-            for (int i = 0; i < 3; ++i) first.push_back(submit_aic(kK, Args()).task_id());
+            for (int i = 0; i < 3; ++i)
+                first.push_back(submit_aic(kK, Args()).task_id());
             const TaskId join = submit_dependency_only(Args().set_dependencies(first)).task_id();
             submit_aiv(kK, Args().set_dependencies(&join, 1));
             submit_aiv(kK, Args().set_dependencies(&join, 1));
@@ -155,7 +159,8 @@ TEST_CASE("alloc_tensors hands out distinct buffers owned by one task", "[scope]
     Runtime rt(recording());
     pto::run(rt, [] {
         PTO2_SCOPE(MANUAL) {
-            TaskHandle h = alloc_tensors({TensorCreateInfo(DataType::F32, {100}), TensorCreateInfo(DataType::I8, {3, 5})});
+            TaskHandle h = alloc_tensors(
+                {TensorCreateInfo(DataType::F32, {100}), TensorCreateInfo(DataType::I8, {3, 5})});
             REQUIRE(h.output_count() == 2);
             CHECK(h.output(0).base != h.output(1).base);
             CHECK(h.output(0).creator == h.task_id());

@@ -42,8 +42,10 @@ TEST_CASE("finished tasks of an open scope do not retire until the scope ends", 
     pto::run(rt, [&] {
         PTO2_SCOPE(MANUAL) {
             first = submit_aiv(FuncId{0}, Args()).task_id();
-            for (int i = 0; i < 9; ++i) submit_aiv(FuncId{0}, Args());
-            while (done.count.load() < 10) std::this_thread::yield();
+            for (int i = 0; i < 9; ++i)
+                submit_aiv(FuncId{0}, Args());
+            while (done.count.load() < 10)
+                std::this_thread::yield();
             held_head = rt.try_retire();
             end = rt.next_task_id();
         }
@@ -63,14 +65,17 @@ TEST_CASE("an inner scope releases its tasks when it ends, before the outer one"
     pto::run(rt, [&] {
         PTO2_SCOPE(MANUAL) {
             PTO2_SCOPE(MANUAL) {
-                for (int i = 0; i < 5; ++i) submit_aiv(FuncId{0}, Args());
+                for (int i = 0; i < 5; ++i)
+                    submit_aiv(FuncId{0}, Args());
             }
             inner_end = rt.next_task_id();
             outer_task = submit_aiv(FuncId{0}, Args()).task_id();
-            while (done.count.load() < 6) std::this_thread::yield();
+            while (done.count.load() < 6)
+                std::this_thread::yield();
             head_after_inner = wait_retired_to(rt, inner_end);
             // The outer scope's own task stays until the outer scope ends.
-            for (int i = 0; i < 1000; ++i) head_after_inner = std::max(head_after_inner, rt.try_retire());
+            for (int i = 0; i < 1000; ++i)
+                head_after_inner = std::max(head_after_inner, rt.try_retire());
         }
     });
     CHECK(head_after_inner == inner_end);
@@ -85,7 +90,8 @@ TEST_CASE("a producer's outputs stay alive while a consumer that depends on it r
         std::atomic<int> value{0};
         static int kernel(const KernelContext& ctx) {
             auto& self = *static_cast<Check*>(ctx.user);
-            while (!self.release.load()) std::this_thread::yield();
+            while (!self.release.load())
+                std::this_thread::yield();
             self.value.store(*ctx.tensors[0].view.data<int>());
             return 0;
         }
@@ -104,7 +110,8 @@ TEST_CASE("a producer's outputs stay alive while a consumer that depends on it r
             *buffer.data<int>() = 42;
             submit_aiv(FuncId{0}, Args().input(buffer).set_dependencies(&alloc, 1));
         }
-        for (int i = 0; i < 1000; ++i) head_while_running = rt.try_retire();
+        for (int i = 0; i < 1000; ++i)
+            head_while_running = rt.try_retire();
         check.release.store(true);
     });
     CHECK(head_while_running == alloc);

@@ -46,9 +46,10 @@ TEST_CASE("random DAGs run every subtask exactly once, after all its producers",
     rt.register_kernel(kLog, KernelInfo{"log", 5.0, &test::ExecutionLog::kernel, &log});
 
     for (std::uint32_t round = 0; round < rounds; ++round) {
-        const std::uint64_t seed = 1000 * window + 100 * schedulers + 10 * static_cast<std::uint64_t>(variant.executor) + round;
-        INFO("seed " << seed << ", executor " << static_cast<int>(variant.executor) << ", schedulers " << schedulers
-                     << ", window " << window << ", scope size " << scope_size);
+        const std::uint64_t seed =
+            1000 * window + 100 * schedulers + 10 * static_cast<std::uint64_t>(variant.executor) + round;
+        INFO("seed " << seed << ", executor " << static_cast<int>(variant.executor) << ", schedulers "
+                     << schedulers << ", window " << window << ", scope size " << scope_size);
         test::RandomDagOptions options;
         options.tasks = 300;
         const auto nodes = test::random_dag(seed, options);
@@ -71,7 +72,8 @@ TEST_CASE("random DAGs with failing kernels account for every task", "[stress][f
     struct Flaky {
         static int kernel(const KernelContext& ctx) {
             // Deterministic per task and block: about one subtask in 40 fails.
-            const std::uint64_t h = (ctx.task.value * 0x9E3779B97F4A7C15ull) ^ (ctx.block_idx * 0xBF58476D1CE4E5B9ull);
+            const std::uint64_t h =
+                (ctx.task.value * 0x9E3779B97F4A7C15ull) ^ (ctx.block_idx * 0xBF58476D1CE4E5B9ull);
             return (h >> 58) == 0 ? 1 : 0;
         }
     };
@@ -85,8 +87,8 @@ TEST_CASE("random DAGs with failing kernels account for every task", "[stress][f
         test::RandomDagOptions options;
         options.tasks = 400;
         const auto nodes = test::random_dag(77 + round, options);
-        const RunReport r =
-            pto::run(rt, [&] { test::submit_random_dag(nodes, kLog); }, RunOptions{.throw_on_kernel_failure = false});
+        const RunReport r = pto::run(
+            rt, [&] { test::submit_random_dag(nodes, kLog); }, RunOptions{.throw_on_kernel_failure = false});
         CHECK(r.completed + r.failed + r.cancelled == r.submitted);
         CHECK(r.submitted == nodes.size());
         CHECK(rt.retired_before() == rt.next_task_id());

@@ -27,15 +27,20 @@ struct Buffers {
         const std::size_t sizes[kBuffers] = {96, 12 * 16, 8 * 24, 4 * 6 * 4};
         for (std::uint32_t b = 0; b < kBuffers; ++b) {
             data[b].resize(sizes[b]);
-            for (std::size_t i = 0; i < sizes[b]; ++i) data[b][i] = static_cast<std::uint32_t>(b * 1000 + i);
+            for (std::size_t i = 0; i < sizes[b]; ++i)
+                data[b][i] = static_cast<std::uint32_t>(b * 1000 + i);
         }
     }
     TensorView whole(std::uint32_t b) {
         switch (b) {
-            case 0: return TensorView::contiguous(data[0].data(), DataType::I32, {96});
-            case 1: return TensorView::contiguous(data[1].data(), DataType::I32, {12, 16});
-            case 2: return TensorView::contiguous(data[2].data(), DataType::I32, {8, 24});
-            default: return TensorView::contiguous(data[3].data(), DataType::I32, {4, 6, 4});
+            case 0:
+                return TensorView::contiguous(data[0].data(), DataType::I32, {96});
+            case 1:
+                return TensorView::contiguous(data[1].data(), DataType::I32, {12, 16});
+            case 2:
+                return TensorView::contiguous(data[2].data(), DataType::I32, {8, 24});
+            default:
+                return TensorView::contiguous(data[3].data(), DataType::I32, {4, 6, 4});
         }
     }
 };
@@ -62,7 +67,9 @@ void apply(std::uint32_t task, std::span<const TensorArg> args, std::uint32_t bl
     std::uint32_t s = 0;
     for (const TensorArg& a : args)
         if (a.direction == Direction::In)
-            for_each_element(a.view, [&](std::uint64_t, std::int64_t at) { s += static_cast<std::uint32_t*>(a.view.base)[at]; });
+            for_each_element(a.view, [&](std::uint64_t, std::int64_t at) {
+                s += static_cast<std::uint32_t*>(a.view.base)[at];
+            });
     for (const TensorArg& a : args) {
         if (a.direction == Direction::In) continue;
         auto* base = static_cast<std::uint32_t*>(a.view.base);
@@ -151,13 +158,18 @@ TEST_CASE("random programs over shared buffers match their sequential execution"
                     for (std::size_t j = i; j < std::min(program.size(), i + 10); ++j) {
                         Args args;
                         for (const TensorArg& a : program[j].args) {
-                            if (a.direction == Direction::In) args.input(a.view);
-                            else if (a.direction == Direction::Out) args.output(a.view);
-                            else args.inout(a.view);
+                            if (a.direction == Direction::In)
+                                args.input(a.view);
+                            else if (a.direction == Direction::Out)
+                                args.output(a.view);
+                            else
+                                args.inout(a.view);
                         }
                         args.scalar(static_cast<std::uint32_t>(j)).block_num(program[j].blocks);
-                        if (program[j].aic) submit_aic(kStep, args);
-                        else submit_aiv(kStep, args);
+                        if (program[j].aic)
+                            submit_aic(kStep, args);
+                        else
+                            submit_aiv(kStep, args);
                     }
                 }
             }
@@ -172,6 +184,7 @@ TEST_CASE("random programs over shared buffers match their sequential execution"
             for (std::uint32_t block = 0; block < program[j].blocks; ++block)
                 apply(static_cast<std::uint32_t>(j), rebased, block, program[j].blocks);
         }
-        for (std::uint32_t b = 0; b < kBuffers; ++b) CHECK(parallel.data[b] == sequential.data[b]);
+        for (std::uint32_t b = 0; b < kBuffers; ++b)
+            CHECK(parallel.data[b] == sequential.data[b]);
     }
 }

@@ -21,7 +21,7 @@ struct ExecutionEntry {
 };
 
 class ExecutionLog {
-public:
+  public:
     explicit ExecutionLog(std::size_t capacity) : entries_(capacity) {}
 
     /// kernel: register with KernelInfo{name, duration, &ExecutionLog::kernel, &log}.
@@ -30,7 +30,8 @@ public:
         const std::uint64_t start = log.sequence_.fetch_add(1, std::memory_order_acq_rel);
         // A little work widens the window in which a missed dependency would show.
         volatile std::uint64_t spin = 0;
-        for (std::uint32_t i = 0; i < log.work_; ++i) spin = spin + i;
+        for (std::uint32_t i = 0; i < log.work_; ++i)
+            spin = spin + i;
         const std::uint64_t end = log.sequence_.fetch_add(1, std::memory_order_acq_rel);
         const std::uint64_t at = log.count_.fetch_add(1, std::memory_order_relaxed);
         if (at >= log.entries_.size()) throw std::runtime_error("ExecutionLog capacity exceeded");
@@ -47,7 +48,7 @@ public:
         return {entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(count_.load())};
     }
 
-private:
+  private:
     std::vector<ExecutionEntry> entries_;
     std::atomic<std::uint64_t> sequence_{0};
     std::atomic<std::uint64_t> count_{0};

@@ -9,7 +9,9 @@
 namespace pto::test {
 namespace {
 
-std::uint32_t lanes_of(const RecordedTask& t) { return t.core == CoreType::MIX ? 3 : 1; }
+std::uint32_t lanes_of(const RecordedTask& t) {
+    return t.core == CoreType::MIX ? 3 : 1;
+}
 
 }  // namespace
 
@@ -66,8 +68,9 @@ std::string check_ordering(const GraphRecord& graph, const std::vector<TaskSpan>
         }
         if (t.kind == TaskKind::Kernel) {
             if (spans[i].runs > 0 && spans[i].first_start < producers_end)
-                return "task " + std::to_string(t.id.value) + " started at " + std::to_string(spans[i].first_start) +
-                       " before its producers ended at " + std::to_string(producers_end);
+                return "task " + std::to_string(t.id.value) + " started at " +
+                       std::to_string(spans[i].first_start) + " before its producers ended at " +
+                       std::to_string(producers_end);
             effective_end[i] = spans[i].last_end;
         } else {
             effective_end[i] = producers_end;
@@ -82,15 +85,16 @@ template <class Key>
 std::string check_counts(const GraphRecord& graph, const std::map<Key, int>& seen) {
     for (const auto& [key, n] : seen)
         if (n != 1)
-            return "subtask (task " + std::to_string(std::get<0>(key)) + ", block " + std::to_string(std::get<1>(key)) +
-                   ", lane " + std::to_string(std::get<2>(key)) + ") ran " + std::to_string(n) + " times";
+            return "subtask (task " + std::to_string(std::get<0>(key)) + ", block " +
+                   std::to_string(std::get<1>(key)) + ", lane " + std::to_string(std::get<2>(key)) +
+                   ") ran " + std::to_string(n) + " times";
     for (const RecordedTask& t : graph.tasks) {
         if (t.kind != TaskKind::Kernel) continue;
         for (std::uint32_t b = 0; b < t.block_num; ++b)
             for (std::uint32_t l = 0; l < lanes_of(t); ++l)
                 if (!seen.count(Key{t.id.value, b, l}))
-                    return "subtask (task " + std::to_string(t.id.value) + ", block " + std::to_string(b) + ", lane " +
-                           std::to_string(l) + ") never ran";
+                    return "subtask (task " + std::to_string(t.id.value) + ", block " + std::to_string(b) +
+                           ", lane " + std::to_string(l) + ") never ran";
     }
     return {};
 }
@@ -99,13 +103,15 @@ std::string check_counts(const GraphRecord& graph, const std::map<Key, int>& see
 
 std::string check_exactly_once_records(const GraphRecord& graph, std::span<const SubtaskRecord> records) {
     std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>, int> seen;
-    for (const SubtaskRecord& r : records) ++seen[{r.task.value, r.block_idx, r.lane}];
+    for (const SubtaskRecord& r : records)
+        ++seen[{r.task.value, r.block_idx, r.lane}];
     return check_counts(graph, seen);
 }
 
 std::string check_exactly_once_log(const GraphRecord& graph, const std::vector<ExecutionEntry>& entries) {
     std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>, int> seen;
-    for (const ExecutionEntry& e : entries) ++seen[{e.task, e.block, e.lane}];
+    for (const ExecutionEntry& e : entries)
+        ++seen[{e.task, e.block, e.lane}];
     return check_counts(graph, seen);
 }
 

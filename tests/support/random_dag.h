@@ -25,7 +25,7 @@ struct RandomDagOptions {
     std::uint32_t tasks = 200;
     std::uint32_t max_fanin = 4;
     std::uint32_t max_block_num = 6;
-    std::uint32_t reach = 16;          // deps come from the previous `reach` nodes
+    std::uint32_t reach = 16;  // deps come from the previous `reach` nodes
     double dependency_only_share = 0.05;
     double mix_share = 0.15;
 };
@@ -45,7 +45,8 @@ inline std::vector<RandomNode> random_dag(std::uint64_t seed, const RandomDagOpt
         } else {
             n.core = unit(rng) < 0.5 ? CoreType::AIC : CoreType::AIV;
         }
-        n.block_num = n.kind == TaskKind::Kernel ? 1 + static_cast<std::uint32_t>(rng() % o.max_block_num) : 1;
+        n.block_num =
+            n.kind == TaskKind::Kernel ? 1 + static_cast<std::uint32_t>(rng() % o.max_block_num) : 1;
         if (i == 0) continue;
         const std::uint32_t fanin = static_cast<std::uint32_t>(rng() % (o.max_fanin + 1));
         for (std::uint32_t k = 0; k < fanin; ++k) {
@@ -71,13 +72,18 @@ inline std::vector<TaskId> submit_random_dag(const std::vector<RandomNode>& node
         }
         const RandomNode& n = nodes[i];
         deps.clear();
-        for (std::uint32_t d : n.deps) deps.push_back(ids[d]);
+        for (std::uint32_t d : n.deps)
+            deps.push_back(ids[d]);
         Args args;
         args.block_num(n.block_num).scalar(static_cast<std::uint64_t>(i)).set_dependencies(deps);
-        if (n.kind == TaskKind::DependencyOnly) ids[i] = submit_dependency_only(args).task_id();
-        else if (n.core == CoreType::MIX) ids[i] = submit_mix(kernel, kernel, kernel, args).task_id();
-        else if (n.core == CoreType::AIC) ids[i] = submit_aic(kernel, args).task_id();
-        else ids[i] = submit_aiv(kernel, args).task_id();
+        if (n.kind == TaskKind::DependencyOnly)
+            ids[i] = submit_dependency_only(args).task_id();
+        else if (n.core == CoreType::MIX)
+            ids[i] = submit_mix(kernel, kernel, kernel, args).task_id();
+        else if (n.core == CoreType::AIC)
+            ids[i] = submit_aic(kernel, args).task_id();
+        else
+            ids[i] = submit_aiv(kernel, args).task_id();
     }
     return ids;
 }

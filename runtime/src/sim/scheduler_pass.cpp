@@ -147,8 +147,9 @@ void Simulator::dispatch(SchedState& s, std::int64_t now) {
                 if (c.unit[u].running.task == kNoTask) ++(u == 0 ? idle_elsewhere.aic : idle_elsewhere.aiv);
     }
     SimReadySource source(ready_, blocks_);
-    const std::uint32_t placed = plan_dispatch(std::span<ClusterOccupancy>(s.occupancy), source,
-                                               config_.use_pending_slots, idle_elsewhere, s.placements.data());
+    const std::uint32_t placed =
+        plan_dispatch(std::span<ClusterOccupancy>(s.occupancy), source, config_.use_pending_slots,
+                      idle_elsewhere, s.placements.data());
     source.release();
 
     // The decisions are made now; the writes follow one after another, and a subtask starts when its write

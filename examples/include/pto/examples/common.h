@@ -52,7 +52,7 @@ struct Launch {
 /// graphs (gigabytes of weights) can be built for the instant and timed executors without memory. The
 /// addresses come from a reserved, inaccessible range: a kernel that touched one would fault at once.
 class VirtualAddressSpace {
-public:
+  public:
     explicit VirtualAddressSpace(std::uint64_t bytes = 1ull << 40);
     ~VirtualAddressSpace();
     VirtualAddressSpace(const VirtualAddressSpace&) = delete;
@@ -63,7 +63,7 @@ public:
     /// reset: forgets every reservation (addresses are reused by later reserve calls).
     void reset() { used_ = 0; }
 
-private:
+  private:
     void* base_;
     std::uint64_t size_;
     std::uint64_t used_ = 0;

@@ -10,11 +10,11 @@ namespace pto {
 
 /// ErrorCode: why a call was rejected or a run failed. The set is closed; docs/api.md lists cause and fix.
 enum class ErrorCode {
-    InvalidConfig,           ///< a RuntimeConfig knob is out of range; the message names the knob
-    NoActiveRun,             ///< an orchestration call outside pto::run, or a run started inside another
-    RunInProgress,           ///< a second run started on a runtime whose run has not ended
-    ScopeNesting,            ///< an AUTO scope opened inside a MANUAL scope
-    InvalidDependency,       ///< set_dependencies names a task not yet submitted, from another run, or invalid
+    InvalidConfig,      ///< a RuntimeConfig knob is out of range; the message names the knob
+    NoActiveRun,        ///< an orchestration call outside pto::run, or a run started inside another
+    RunInProgress,      ///< a second run started on a runtime whose run has not ended
+    ScopeNesting,       ///< an AUTO scope opened inside a MANUAL scope
+    InvalidDependency,  ///< set_dependencies names a task not yet submitted, from another run, or invalid
     DependenciesAlreadySet,  ///< set_dependencies called twice on one argument set
     InvalidBlockNum,         ///< block_num < 1 or above the limit of the core type
     TooManyArguments,        ///< more tensors or scalars than kMaxTensorArgs / kMaxScalarArgs
@@ -35,7 +35,7 @@ enum class ErrorCode {
 
 /// Error: what every misuse of the public API throws. The runtime stays usable after catching it.
 class Error : public std::exception {
-public:
+  public:
     Error(ErrorCode code, std::string message);
 
     [[nodiscard]] ErrorCode code() const noexcept { return code_; }
@@ -44,7 +44,7 @@ public:
     /// message: the message without the code prefix.
     [[nodiscard]] std::string_view message() const noexcept;
 
-private:
+  private:
     ErrorCode code_;
     std::string what_;
     std::size_t prefix_length_;

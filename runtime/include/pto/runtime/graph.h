@@ -57,7 +57,7 @@ struct SubtaskRecord {
     TaskId task;
     FuncId func;
     std::uint32_t block_idx = 0;
-    std::uint32_t core = 0;        ///< global core index: AIC cores first, then AIV cores
+    std::uint32_t core = 0;  ///< global core index: AIC cores first, then AIV cores
     std::uint8_t lane = 0;
     std::uint8_t scheduler = 0;
     CoreType core_type = CoreType::AIC;

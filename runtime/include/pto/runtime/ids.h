@@ -51,10 +51,14 @@ inline constexpr int kDispatchCoreTypes = 3;
 
 [[nodiscard]] constexpr std::string_view to_string(CoreType t) {
     switch (t) {
-        case CoreType::AIC: return "AIC";
-        case CoreType::AIV: return "AIV";
-        case CoreType::MIX: return "MIX";
-        case CoreType::None: return "none";
+        case CoreType::AIC:
+            return "AIC";
+        case CoreType::AIV:
+            return "AIV";
+        case CoreType::MIX:
+            return "MIX";
+        case CoreType::None:
+            return "none";
     }
     return "?";
 }

@@ -38,7 +38,7 @@ struct InstanceNode {
 ///     rt.register_kernel(pto::FuncId{0}, {"matmul", 26.0, &matmul_cpu});
 ///     pto::run(rt, [&] { PTO2_SCOPE(MANUAL) { ... } });   // see pto/scope/orchestration.h
 class Runtime {
-public:
+  public:
     /// Validates `config` (InvalidConfig), allocates every pool and starts the scheduler threads, which
     /// park until a run begins.
     explicit Runtime(RuntimeConfig config = {});
@@ -80,7 +80,8 @@ public:
     /// retired are skipped). `scoped` means an open scope holds a reference to the task until
     /// release_scope. Create-info outputs in spec.tensors are allocated and written back. Blocks while the
     /// window, heap or edge pool is full and can drain; throws CapacityDeadlock if it cannot.
-    /// Throws InvalidDependency, InvalidBlockNum, InvalidTensor, NoActiveRun; a throwing call changes nothing.
+    /// Throws InvalidDependency, InvalidBlockNum, InvalidTensor, NoActiveRun; a throwing call changes
+    /// nothing.
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
 
     /// submit_instance: adds nodes.size() tasks with contiguous ids starting at the returned id, wiring
@@ -120,7 +121,7 @@ public:
 
     struct Impl;
 
-private:
+  private:
     std::unique_ptr<Impl> impl_;
 };
 

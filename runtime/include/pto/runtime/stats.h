@@ -13,19 +13,19 @@ namespace pto {
 /// OrchestratorStats: what the orchestrator thread did. Counters are always kept; the *_ns phase times only
 /// when RuntimeConfig::profile_orchestrator is set (otherwise 0).
 struct OrchestratorStats {
-    std::uint64_t submits = 0;               ///< tasks of every kind
-    std::uint64_t edges_linked = 0;          ///< consumer linked into a running or pending producer's fanout
-    std::uint64_t edges_to_completed = 0;    ///< producer already completed: reference kept, no fanin
-    std::uint64_t edges_to_retired = 0;      ///< producer already retired: edge skipped (SPEC §2)
-    std::uint64_t edges_duplicate = 0;       ///< the same producer named twice for one consumer
-    std::uint64_t link_flushes = 0;          ///< producers whose staged consumers were spliced (one CAS each)
-    std::uint64_t window_waits = 0;          ///< submits that waited for a task slot
-    std::uint64_t heap_waits = 0;            ///< submits that waited for heap bytes
-    std::uint64_t edge_waits = 0;            ///< submits that waited for edge-pool nodes
-    std::uint64_t argument_waits = 0;        ///< submits that waited for argument-ring bytes
-    std::uint64_t tensormap_waits = 0;       ///< submits that waited for tensormap entries
-    std::uint64_t tensormap_lookups = 0;     ///< views looked up in AUTO scopes
-    std::uint64_t tensormap_inserts = 0;     ///< entries written in AUTO scopes
+    std::uint64_t submits = 0;             ///< tasks of every kind
+    std::uint64_t edges_linked = 0;        ///< consumer linked into a running or pending producer's fanout
+    std::uint64_t edges_to_completed = 0;  ///< producer already completed: reference kept, no fanin
+    std::uint64_t edges_to_retired = 0;    ///< producer already retired: edge skipped (SPEC §2)
+    std::uint64_t edges_duplicate = 0;     ///< the same producer named twice for one consumer
+    std::uint64_t link_flushes = 0;        ///< producers whose staged consumers were spliced (one CAS each)
+    std::uint64_t window_waits = 0;        ///< submits that waited for a task slot
+    std::uint64_t heap_waits = 0;          ///< submits that waited for heap bytes
+    std::uint64_t edge_waits = 0;          ///< submits that waited for edge-pool nodes
+    std::uint64_t argument_waits = 0;      ///< submits that waited for argument-ring bytes
+    std::uint64_t tensormap_waits = 0;     ///< submits that waited for tensormap entries
+    std::uint64_t tensormap_lookups = 0;   ///< views looked up in AUTO scopes
+    std::uint64_t tensormap_inserts = 0;   ///< entries written in AUTO scopes
     std::uint64_t scopes_closed = 0;
     std::uint64_t heap_bytes_allocated = 0;  ///< bytes of runtime-allocated tensors (create-infos, allocs)
     std::int64_t ring_alloc_ns = 0;          ///< slot, heap and edge-node reservation, including waits
@@ -40,12 +40,12 @@ struct OrchestratorStats {
 /// RuntimeConfig::profile_orchestrator is set.
 struct SchedulerStats {
     std::uint32_t thread = 0;
-    std::uint64_t loops = 0;                 ///< passes of the scheduling loop
-    std::uint64_t busy_loops = 0;            ///< passes that completed or dispatched something
+    std::uint64_t loops = 0;       ///< passes of the scheduling loop
+    std::uint64_t busy_loops = 0;  ///< passes that completed or dispatched something
     std::uint64_t subtasks_dispatched = 0;
     std::uint64_t subtasks_completed = 0;
-    std::uint64_t tasks_completed = 0;       ///< tasks whose last subtask (or dependency-only task) ended here
-    std::uint64_t parks = 0;                 ///< times the thread slept for lack of work
+    std::uint64_t tasks_completed = 0;  ///< tasks whose last subtask (or dependency-only task) ended here
+    std::uint64_t parks = 0;            ///< times the thread slept for lack of work
     std::int64_t complete_ns = 0;
     std::int64_t dispatch_ns = 0;
     std::int64_t idle_ns = 0;
@@ -64,9 +64,9 @@ struct TaskFailure {
 
 /// StallKind: why the watchdog saw no progress for RuntimeConfig::stall_timeout_ms (SPEC §10).
 enum class StallKind : std::uint8_t {
-    KernelTooLong,           ///< a subtask has been running longer than the timeout
-    ReadyNotDispatched,      ///< ready tasks are queued, no core is busy, and no scheduler dispatches them
-    DependencyDeadlock,      ///< unfinished tasks are neither ready nor running, or finished tasks do not retire
+    KernelTooLong,       ///< a subtask has been running longer than the timeout
+    ReadyNotDispatched,  ///< ready tasks are queued, no core is busy, and no scheduler dispatches them
+    DependencyDeadlock,  ///< unfinished tasks are neither ready nor running, or finished tasks do not retire
     OrchestratorStarvation,  ///< nothing is left to run and the orchestration function submits nothing
 };
 
@@ -79,28 +79,28 @@ enum class StallKind : std::uint8_t {
 /// waits on the stuck work (Error{Stall}).
 struct StallReport {
     StallKind kind = StallKind::KernelTooLong;
-    std::vector<TaskId> tasks;   ///< stuck task ids, oldest first (at most 16)
-    std::string message;         ///< the class, the timeout, what was seen and the stuck ids
-    std::int64_t at_ns = 0;      ///< when it was diagnosed, from the start of the run
-    bool aborted_run = false;    ///< the runtime aborted the run because of it
+    std::vector<TaskId> tasks;  ///< stuck task ids, oldest first (at most 16)
+    std::string message;        ///< the class, the timeout, what was seen and the stuck ids
+    std::int64_t at_ns = 0;     ///< when it was diagnosed, from the start of the run
+    bool aborted_run = false;   ///< the runtime aborted the run because of it
 };
 
 /// RunReport: totals of one run. completed + failed + cancelled == submitted always holds after a run.
 struct RunReport {
-    std::uint64_t submitted = 0;          ///< tasks of every kind
-    std::uint64_t kernel_tasks = 0;       ///< kernel launches
-    std::uint64_t framework_tasks = 0;    ///< alloc and dependency-only tasks
-    std::uint64_t subtasks = 0;           ///< sum of block_num over kernel launches
+    std::uint64_t submitted = 0;        ///< tasks of every kind
+    std::uint64_t kernel_tasks = 0;     ///< kernel launches
+    std::uint64_t framework_tasks = 0;  ///< alloc and dependency-only tasks
+    std::uint64_t subtasks = 0;         ///< sum of block_num over kernel launches
     std::uint64_t completed = 0;
     std::uint64_t failed = 0;
-    std::uint64_t cancelled = 0;          ///< depended, directly or not, on a failed task; never ran
-    std::int64_t orchestration_ns = 0;    ///< wall time of the orchestration function
-    std::int64_t end_to_end_ns = 0;       ///< from run start until every task finished
+    std::uint64_t cancelled = 0;        ///< depended, directly or not, on a failed task; never ran
+    std::int64_t orchestration_ns = 0;  ///< wall time of the orchestration function
+    std::int64_t end_to_end_ns = 0;     ///< from run start until every task finished
     OrchestratorStats orchestrator;
     std::vector<SchedulerStats> schedulers;
-    std::vector<TaskFailure> failures;    ///< first failures, in the order observed (at most 16 kept)
-    std::vector<StallReport> stalls;      ///< watchdog reports, in the order diagnosed (at most 16 kept)
-    bool aborted = false;                 ///< a stall aborted the run: what had not started was cancelled
+    std::vector<TaskFailure> failures;  ///< first failures, in the order observed (at most 16 kept)
+    std::vector<StallReport> stalls;    ///< watchdog reports, in the order diagnosed (at most 16 kept)
+    bool aborted = false;               ///< a stall aborted the run: what had not started was cancelled
 
     [[nodiscard]] bool ok() const { return failed == 0 && cancelled == 0 && !aborted; }
 };

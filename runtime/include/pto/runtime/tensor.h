@@ -17,13 +17,20 @@ enum class DataType : std::uint8_t { F32, F16, BF16, I8, U8, I32, I64 };
 
 [[nodiscard]] constexpr std::size_t size_of(DataType t) {
     switch (t) {
-        case DataType::F32: return 4;
-        case DataType::F16: return 2;
-        case DataType::BF16: return 2;
-        case DataType::I8: return 1;
-        case DataType::U8: return 1;
-        case DataType::I32: return 4;
-        case DataType::I64: return 8;
+        case DataType::F32:
+            return 4;
+        case DataType::F16:
+            return 2;
+        case DataType::BF16:
+            return 2;
+        case DataType::I8:
+            return 1;
+        case DataType::U8:
+            return 1;
+        case DataType::I32:
+            return 4;
+        case DataType::I64:
+            return 8;
     }
     return 0;
 }
@@ -97,8 +104,8 @@ namespace detail {
 }  // namespace detail
 
 inline TensorView TensorView::slice(int dim, std::uint32_t start, std::uint32_t length) const {
-    if (dim < 0 || dim >= ndim || ndim > kMaxTensorDims || static_cast<std::uint64_t>(start) + length > shape[dim])
-        [[unlikely]]
+    if (dim < 0 || dim >= ndim || ndim > kMaxTensorDims ||
+        static_cast<std::uint64_t>(start) + length > shape[dim]) [[unlikely]]
         detail::throw_bad_slice(*this, dim, start, length);
     TensorView v = *this;
     // Unsigned: wraps (well defined) for views whose offsets leave the int64 range; same code as signed.

@@ -16,12 +16,13 @@ namespace pto {
 
 /// Args: chainable builder of a task's arguments.
 ///
-///     auto h = pto::submit_aic(kQkMatmul, pto::Args().input(q).input(k).output(s).scalar(base).block_num(4));
+///     auto h = pto::submit_aic(kQkMatmul,
+///     pto::Args().input(q).input(k).output(s).scalar(base).block_num(4));
 ///
 /// Misuse that can only be judged with the task in hand (too many arguments, set_dependencies twice) is
 /// reported by the submit call, with the task's id and kernel in the message; the builder never throws.
 class Args {
-public:
+  public:
     /// User-provided (not `= default`) on purpose: `Args()` value-initialises, and a defaulted constructor
     /// would zero the 2 KiB of argument storage first (~15 ns per submit, measured).
     Args() {}
@@ -70,7 +71,7 @@ public:
     /// tensor_overflow / scalar_overflow: how many arguments were dropped (for the error message).
     [[nodiscard]] std::uint32_t requested_tensors() const { return requested_tensors_; }
 
-private:
+  private:
     Args& add(const TensorView& view, Direction direction) {
         ++requested_tensors_;
         if (tensor_count_ == kMaxTensorArgs) [[unlikely]] {

@@ -29,7 +29,7 @@ inline constexpr ScopeMode MANUAL = ScopeMode::Manual;
 
 /// TaskHandle: what a submit returns: the task's id and the tensors the runtime allocated for it.
 class TaskHandle {
-public:
+  public:
     /// User-provided for the same reason as Args(): value-initialisation must not zero the output storage.
     TaskHandle() {}
     TaskHandle(const TaskHandle& other) { *this = other; }
@@ -45,7 +45,7 @@ public:
     /// Used by the submit path.
     void assign(TaskId id, std::span<const TensorArg> args);
 
-private:
+  private:
     TensorView* outputs() { return std::launder(reinterpret_cast<TensorView*>(storage_)); }
     const TensorView* outputs() const { return std::launder(reinterpret_cast<const TensorView*>(storage_)); }
 
@@ -64,7 +64,7 @@ struct RunOptions {
 /// Orchestrator: runs orchestration functions on one Runtime, owning what persists between runs (the
 /// tensormap and the scope stack), so repeated runs allocate nothing. pto::run uses a temporary one.
 class Orchestrator {
-public:
+  public:
     explicit Orchestrator(Runtime& runtime);
     ~Orchestrator();
     Orchestrator(const Orchestrator&) = delete;
@@ -90,7 +90,7 @@ public:
 
     struct State;
 
-private:
+  private:
     void begin();
     RunReport finish(const RunOptions& options);
     void abandon() noexcept;
@@ -125,12 +125,18 @@ TaskHandle submit_dependency_only(Args& args);
 TaskHandle alloc_tensors(std::span<const TensorCreateInfo> infos);
 TaskHandle alloc_tensors(std::initializer_list<TensorCreateInfo> infos);
 
-inline TaskHandle submit_aic(FuncId kernel, Args&& args) { return submit_aic(kernel, args); }
-inline TaskHandle submit_aiv(FuncId kernel, Args&& args) { return submit_aiv(kernel, args); }
+inline TaskHandle submit_aic(FuncId kernel, Args&& args) {
+    return submit_aic(kernel, args);
+}
+inline TaskHandle submit_aiv(FuncId kernel, Args&& args) {
+    return submit_aiv(kernel, args);
+}
 inline TaskHandle submit_mix(FuncId aic, FuncId aiv0, FuncId aiv1, Args&& args) {
     return submit_mix(aic, aiv0, aiv1, args);
 }
-inline TaskHandle submit_dependency_only(Args&& args) { return submit_dependency_only(args); }
+inline TaskHandle submit_dependency_only(Args&& args) {
+    return submit_dependency_only(args);
+}
 
 /// discover_producers: in an AUTO scope (or outside every scope), appends to `out` the producers the
 /// tensormap finds for `tensors` (and the creators of runtime-allocated views); in a MANUAL scope appends
@@ -151,7 +157,7 @@ std::uint32_t current_scope_depth();
 /// Ending a scope never waits: it drops the scope's references so its tasks can retire.
 /// Throws ScopeNesting for an AUTO scope inside a MANUAL one, NoActiveRun outside a run.
 class ScopeGuard {
-public:
+  public:
     explicit ScopeGuard(ScopeMode mode = ScopeMode::Auto);
     ~ScopeGuard();
     ScopeGuard(const ScopeGuard&) = delete;
@@ -160,7 +166,7 @@ public:
     /// enter_once: true the first time, false after; lets PTO2_SCOPE be a `for` over one iteration.
     bool enter_once() { return !entered_ && (entered_ = true); }
 
-private:
+  private:
     bool entered_ = false;
 };
 
@@ -171,5 +177,6 @@ private:
 #define PTO_DETAIL_SCOPE(name, ...) for (::pto::ScopeGuard name{__VA_ARGS__}; name.enter_once();)
 
 /// PTO2_SCOPE() { ... } opens an AUTO scope around the block; PTO2_SCOPE(MANUAL) { ... } a manual one.
-#define PTO2_SCOPE(...) \
-    PTO_DETAIL_SCOPE(PTO_DETAIL_CONCAT(pto_scope_guard_, __COUNTER__) __VA_OPT__(, ::pto::scope_tokens::__VA_ARGS__))
+#define PTO2_SCOPE(...)                                               \
+    PTO_DETAIL_SCOPE(PTO_DETAIL_CONCAT(pto_scope_guard_, __COUNTER__) \
+                         __VA_OPT__(, ::pto::scope_tokens::__VA_ARGS__))

@@ -15,10 +15,10 @@ namespace pto::detail {
 
 // PTO_ASSERT: internal invariants (our bugs, not misuse). On in Debug and sanitizer builds.
 #if !defined(NDEBUG) || defined(PTO_ENABLE_ASSERTS)
-#define PTO_ASSERT(cond, msg)                                                   \
-    do {                                                                        \
-        if (!(cond)) [[unlikely]]                                               \
-            ::pto::detail::assert_failed(#cond, msg, __FILE__, __LINE__);       \
+#define PTO_ASSERT(cond, msg)                                             \
+    do {                                                                  \
+        if (!(cond)) [[unlikely]]                                         \
+            ::pto::detail::assert_failed(#cond, msg, __FILE__, __LINE__); \
     } while (0)
 namespace pto::detail {
 [[noreturn]] void assert_failed(const char* cond, const char* msg, const char* file, int line);
