@@ -55,6 +55,7 @@ soak: deps $(BUILD)/CMakeCache.txt
 	./$(BUILD)/bench/pto-soak --tasks $(SOAK_TASKS)
 
 format:
+	@./.ci/install-deps clang-format
 	find runtime scope tensormap static_graph examples bench tests -name '*.h' -o -name '*.cpp' | xargs clang-format -i
 
 clean:
