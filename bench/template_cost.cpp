@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "pto/scope/orchestration.h"
 #include "pto/static_graph/instance.h"
 #include "pto/static_graph/template.h"
@@ -367,53 +369,29 @@ Row measure(const Body& body, Mode mode, const Options& opts) {
     return row;
 }
 
-[[noreturn]] void usage(const char* argv0, int code) {
-    std::fprintf(code == 0 ? stdout : stderr,
-                 "usage: %s [--reps N] [--warmup N] [--body chain4|diamond10|qwen3_s3]\n"
-                 "          [--mode manual|static-manual|tensormap|static-tensormap] [--profile]\n"
-                 "  Per-task orchestration cost of the same bodies: dynamic manual, static-manual, dynamic\n"
-                 "  tensormap, static-tensormap (serial mode, instant executor). --profile adds phase times\n"
-                 "  (which perturb the totals).\n",
-                 argv0);
-    std::exit(code);
-}
-
-Options parse(int argc, char** argv) {
-    Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h") usage(argv[0], 0);
-        if (arg == "--profile") {
-            o.is_profiling = true;
-            continue;
-        }
-        if (i + 1 >= argc) usage(argv[0], 2);
-        const std::string value = argv[++i];
-        if (arg == "--body") {
-            o.only = value;
-            continue;
-        }
-        if (arg == "--mode") {
-            o.only_mode = value;
-            continue;
-        }
-        char* end = nullptr;
-        const long n = std::strtol(value.c_str(), &end, 10);
-        if (*end != '\0' || n < 1 || n > 100000) usage(argv[0], 2);
-        if (arg == "--reps")
-            o.reps = static_cast<int>(n);
-        else if (arg == "--warmup")
-            o.warmup = static_cast<int>(n);
-        else
-            usage(argv[0], 2);
-    }
-    return o;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-    const Options opts = parse(argc, argv);
+    Options opts;
+    CLI::App app{
+        "pto-bench-templates: per-task orchestration cost of the same bodies submitted dynamically (manual, "
+        "tensormap) and as static-template instances (static-manual, static-tensormap); serial mode, instant "
+        "executor"};
+    app.add_option("--reps", opts.reps, "measured runs per figure (default 201)")
+        ->check(CLI::Range(1, 100000));
+    app.add_option("--warmup", opts.warmup, "unmeasured runs before them (default 20)")
+        ->check(CLI::Range(0, 100000));
+    app.add_option("--body", opts.only, "only this body")
+        ->check(CLI::IsMember(std::vector<std::string>{"chain4", "diamond10", "qwen3_s3"}));
+    app.add_option("--mode", opts.only_mode, "only this mode")
+        ->check(CLI::IsMember(std::vector<std::string>{name_of(kModes[0]), name_of(kModes[1]),
+                                                       name_of(kModes[2]), name_of(kModes[3])}));
+    app.add_flag("--profile", opts.is_profiling, "add phase times per task (they perturb the totals)");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
     const Body bodies[] = {chain4(), diamond10(), qwen3_scope3()};
     std::printf(
         "pto-bench-templates: orchestration ns per task (serial mode, instant executor, %d runs after %d "
@@ -421,10 +399,8 @@ int main(int argc, char** argv) {
         opts.reps, opts.warmup);
     std::printf("%-10s %-17s %6s %6s %9s %9s %9s %8s\n", "body", "mode", "tasks", "edges", "median", "min",
                 "max", "x manual");
-    bool any = false;
     for (const Body& body : bodies) {
         if (!opts.only.empty() && opts.only != body.name) continue;
-        any = true;
         double manual_median = 0;
         for (Mode mode : kModes) {
             if (!opts.only_mode.empty() && opts.only_mode != name_of(mode)) continue;
@@ -451,7 +427,6 @@ int main(int argc, char** argv) {
         std::printf("%-10s internal edges per iteration: %u; %s\n\n", body.name, internal_edges(body),
                     body.what);
     }
-    if (!any) usage(argv[0], 2);
     std::printf("checksum %llu\n", static_cast<unsigned long long>(g_checksum));
     return 0;
 }

@@ -7,9 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "pto/tensormap/overlap.h"
 #include "pto/tensormap/tensormap.h"
@@ -203,66 +207,49 @@ void print_table(const std::vector<Row>& rows, const Options& opts) {
 
 bool write_json(const std::string& path, const std::vector<Row>& rows, const Options& opts,
                 std::uint64_t checksum) {
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) return false;
-    std::fprintf(f, "{\n  \"schema\": \"pto-bench-tensormap/1\",\n");
-    std::fprintf(f, "  \"machine\": {\"cpu\": \"%s\", \"hardware_threads\": %u, \"compiler\": \"%s\"},\n",
-                 cpu_model().c_str(), std::thread::hardware_concurrency(), __VERSION__);
-    std::fprintf(f,
-                 "  \"reps\": %d, \"warmup\": %d, \"batch\": %d, \"order\": \"%s\", \"checksum\": %llu,\n"
-                 "  \"results\": [\n",
-                 opts.reps, opts.warmup, opts.batch, opts.is_scattered ? "scattered" : "sequential",
-                 static_cast<unsigned long long>(checksum));
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        std::fprintf(
-            f,
-            "    {\"scenario\": \"%s\", \"views\": %u, \"ns_per_op\": {\"median\": %.2f, \"min\": %.2f, "
-            "\"max\": %.2f}}%s\n",
-            rows[i].scenario, rows[i].views, rows[i].ns_per_op.median_ns, rows[i].ns_per_op.min_ns,
-            rows[i].ns_per_op.max_ns, i + 1 < rows.size() ? "," : "");
-    std::fprintf(f, "  ]\n}\n");
-    return std::fclose(f) == 0;
-}
-
-[[noreturn]] void usage(const char* program, int code) {
-    std::fprintf(code == 0 ? stdout : stderr,
-                 "usage: %s [--reps N] [--batch N] [--order scattered|sequential] [--json FILE]\n"
-                 "  --reps N       timed samples per point (default 301, >= 1)\n"
-                 "  --batch N      lookup + insert pairs per sample (default 512, >= 1)\n"
-                 "  --order ORDER  visit the views scattered (default) or in turn\n"
-                 "  --json FILE    also write the figures as JSON (schema pto-bench-tensormap/1)\n",
-                 program);
-    std::exit(code);
-}
-
-Options parse(int argc, char** argv) {
-    Options opts;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h") usage(argv[0], 0);
-        if (i + 1 >= argc) usage(argv[0], 2);
-        const std::string value = argv[++i];
-        if (arg == "--json") {
-            opts.json_path = value;
-        } else if (arg == "--order") {
-            if (value != "scattered" && value != "sequential") usage(argv[0], 2);
-            opts.is_scattered = value == "scattered";
-        } else if (arg == "--reps" || arg == "--batch") {
-            char* end = nullptr;
-            const long n = std::strtol(value.c_str(), &end, 10);
-            if (*end != '\0' || n < 1 || n > 1000000) usage(argv[0], 2);
-            (arg == "--reps" ? opts.reps : opts.batch) = static_cast<int>(n);
-        } else {
-            usage(argv[0], 2);
-        }
-    }
-    return opts;
+    nlohmann::ordered_json results = nlohmann::ordered_json::array();
+    for (const Row& r : rows)
+        results.push_back({{"scenario", r.scenario},
+                           {"views", r.views},
+                           {"ns_per_op",
+                            {{"median", r.ns_per_op.median_ns},
+                             {"min", r.ns_per_op.min_ns},
+                             {"max", r.ns_per_op.max_ns}}}});
+    const nlohmann::ordered_json report = {{"schema", "pto-bench-tensormap/1"},
+                                   {"machine",
+                                    {{"cpu", cpu_model()},
+                                     {"hardware_threads", std::thread::hardware_concurrency()},
+                                     {"compiler", __VERSION__}}},
+                                   {"reps", opts.reps},
+                                   {"warmup", opts.warmup},
+                                   {"batch", opts.batch},
+                                   {"order", opts.is_scattered ? "scattered" : "sequential"},
+                                   {"checksum", checksum},
+                                   {"results", results}};
+    std::ofstream out(path);
+    out << report.dump(2) << '\n';
+    return static_cast<bool>(out);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    const Options opts = parse(argc, argv);
+    Options opts;
+    std::string order = "scattered";
+    CLI::App app{"pto-bench-tensormap: tensormap lookup + insert cost against live views of one buffer"};
+    app.add_option("--reps", opts.reps, "timed samples per point (default 301)")
+        ->check(CLI::Range(1, 1000000));
+    app.add_option("--batch", opts.batch, "lookup + insert pairs per sample (default 512)")
+        ->check(CLI::Range(1, 1000000));
+    app.add_option("--order", order, "visit the views scattered (default) or in turn")
+        ->check(CLI::IsMember(std::vector<std::string>{"scattered", "sequential"}));
+    app.add_option("--json", opts.json_path, "also write the figures as JSON (schema pto-bench-tensormap/1)");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+    opts.is_scattered = order == "scattered";
     std::uint64_t checksum = 0;
     const std::vector<Row> rows = measure(opts, checksum);
     print_table(rows, opts);
