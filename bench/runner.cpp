@@ -134,29 +134,6 @@ nlohmann::json sim_json(const SimReport& s, const CostModel& cost) {
 
 }  // namespace
 
-GraphCounts count_graph(const GraphRecord& graph) {
-    GraphCounts c;
-    std::vector<bool> is_kernel(graph.tasks.size());
-    for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
-        const RecordedTask& t = graph.tasks[i];
-        is_kernel[i] = t.kind == TaskKind::Kernel;
-        if (is_kernel[i]) {
-            ++c.tasks;
-            c.subtasks += t.block_num;
-        } else {
-            ++c.framework_tasks;
-        }
-    }
-    for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
-        for (TaskId p : graph.producers_of(graph.tasks[i])) {  // producers are unique per task
-            const std::int64_t pi = graph.index_of(p);
-            const bool kernel_pair = pi >= 0 && is_kernel[static_cast<std::size_t>(pi)] && is_kernel[i];
-            ++(kernel_pair ? c.edges : c.framework_edges);
-        }
-    }
-    return c;
-}
-
 std::string file_for(const std::string& path, const Scenario& scenario, bool several) {
     if (!several) return path;
     std::string id = scenario.id;
@@ -269,10 +246,10 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
         {"executor", executor_name(o.executor)},
         {"peer", nullptr},
         {"sizes", workload->sizes()},
-        {"tasks", counts.tasks},
+        {"tasks", counts.kernel_tasks},
         {"framework_tasks", counts.framework_tasks},
         {"subtasks", counts.subtasks},
-        {"edges", counts.edges},
+        {"edges", counts.kernel_edges},
         {"framework_edges", counts.framework_edges},
         {"orch_ns_per_task", orch.to_json()},
         {"e2e_ns_per_task", e2e.to_json()},
@@ -314,10 +291,10 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
             {"executor", executor_name(o.executor)},
             {"peer", to_string(ps.peer)},
             {"sizes", workload->sizes()},
-            {"tasks", counts.tasks},
+            {"tasks", counts.kernel_tasks},
             {"framework_tasks", counts.framework_tasks},
             {"subtasks", counts.subtasks},
-            {"edges", counts.edges},
+            {"edges", counts.kernel_edges},
             {"framework_edges", counts.framework_edges},
             {"e2e_ns_per_task", total.to_json()},
             {"tasks_per_s", total.median > 0 ? 1e9 / total.median : 0.0},

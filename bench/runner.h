@@ -32,18 +32,6 @@ struct BenchOptions {
     bool several_scenarios = false;  ///< trace/dot file names then carry the scenario id
 };
 
-/// GraphCounts: kernel launches, framework tasks, subtasks, and unique producer->consumer pairs between
-/// kernel launches (`edges`) or involving a framework task (`framework_edges`).
-struct GraphCounts {
-    std::uint64_t tasks = 0;
-    std::uint64_t framework_tasks = 0;
-    std::uint64_t subtasks = 0;
-    std::uint64_t edges = 0;
-    std::uint64_t framework_edges = 0;
-};
-
-[[nodiscard]] GraphCounts count_graph(const GraphRecord& graph);
-
 /// file_for: `path` as given for a single scenario, else with ".<scenario id>" before its extension.
 [[nodiscard]] std::string file_for(const std::string& path, const Scenario& scenario, bool several);
 

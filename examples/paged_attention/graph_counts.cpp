@@ -1,35 +1,8 @@
-// The counts SPEC §8 reports for a graph (kernel and framework tasks, subtasks, kernel and framework edges),
-// measured from a recorded graph and predicted from a shape, so tests and the program can compare them.
+// The counts SPEC §8 reports for a graph (kernel and framework tasks, subtasks, kernel and framework edges)
+// predicted from a shape, to compare with pto::count_graph of a recorded run.
 #include "pto/examples/paged_attention.h"
 
-#include <algorithm>
-#include <utility>
-
 namespace pto::examples::paged_attention {
-
-GraphCounts count_graph(const GraphRecord& graph) {
-    GraphCounts c;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> edges;
-    for (const RecordedTask& t : graph.tasks) {
-        const bool kernel = t.kind == TaskKind::Kernel;
-        (kernel ? c.kernel_tasks : c.framework_tasks) += 1;
-        if (kernel) c.subtasks += t.block_num;
-        for (TaskId p : graph.producers_of(t))
-            edges.emplace_back(p.value, t.id.value);
-    }
-    std::sort(edges.begin(), edges.end());
-    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-    for (const auto& [producer, consumer] : edges) {
-        const std::int64_t pi = graph.index_of(TaskId{producer});
-        const std::int64_t ci = graph.index_of(TaskId{consumer});
-        // A producer outside the record (an earlier run) is no kernel launch of this graph.
-        const bool both_kernels = pi >= 0 && ci >= 0 &&
-                                  graph.tasks[static_cast<std::size_t>(pi)].kind == TaskKind::Kernel &&
-                                  graph.tasks[static_cast<std::size_t>(ci)].kind == TaskKind::Kernel;
-        (both_kernels ? c.kernel_edges : c.framework_edges) += 1;
-    }
-    return c;
-}
 
 GraphCounts expected_counts(const Shape& shape, Scheme scheme) {
     shape.validate();

@@ -160,7 +160,7 @@ int run(const Options& o, const std::vector<Scheme>& schemes, pto::Executor exec
             orch_ns.push_back(report.orchestration_ns);
             e2e_ns.push_back(report.end_to_end_ns);
         }
-        const pa::GraphCounts c = pa::count_graph(rt.graph());
+        const pa::GraphCounts c = pto::count_graph(rt.graph());
         std::string verdict = "-";
         std::optional<pa::GoldenResult> golden;
         if (compute) {

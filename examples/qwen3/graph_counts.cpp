@@ -1,5 +1,5 @@
-// Counting a recorded run of the layer: launches per scope, framework tasks, subtasks, and edges split
-// into kernel-to-kernel and framework edges; and the kernel edge set in submission positions.
+// Reading a recorded run of the layer: pto::count_graph's counts plus the launches of each scope, and the
+// kernel edge set in submission positions.
 #include <algorithm>
 
 #include "pto/examples/qwen3.h"
@@ -7,24 +7,10 @@
 namespace pto::examples::qwen3 {
 
 GraphCounts count_graph(const GraphRecord& graph, std::uint16_t first_func) {
-    GraphCounts c;
+    GraphCounts c{pto::count_graph(graph)};
     for (const RecordedTask& t : graph.tasks) {
-        if (t.kind != TaskKind::Kernel) {
-            ++c.framework_tasks;
-        } else {
-            ++c.launches;
-            c.subtasks += t.block_num;
-            if (const auto op = op_of(t.funcs[0], first_func)) ++c.scope_launches[op_info(*op).scope - 1];
-        }
-        for (TaskId p : graph.producers_of(t)) {
-            const std::int64_t i = graph.index_of(p);
-            const bool kernel_producer =
-                i >= 0 && graph.tasks[static_cast<std::size_t>(i)].kind == TaskKind::Kernel;
-            if (t.kind == TaskKind::Kernel && kernel_producer)
-                ++c.kernel_edges;
-            else
-                ++c.framework_edges;
-        }
+        if (t.kind != TaskKind::Kernel) continue;
+        if (const auto op = op_of(t.funcs[0], first_func)) ++c.scope_launches[op_info(*op).scope - 1];
     }
     return c;
 }

@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
                 }
                 const q3::GraphCounts c = q3::count_graph(rt.graph());
                 const std::string launches =
-                    std::to_string(c.launches) + " (" + std::to_string(c.scope_launches[0]) + "/" +
+                    std::to_string(c.kernel_tasks) + " (" + std::to_string(c.scope_launches[0]) + "/" +
                     std::to_string(c.scope_launches[1]) + "/" + std::to_string(c.scope_launches[2]) + ")";
                 std::string verdict;
                 if (compute) {
@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
                             static_cast<unsigned long long>(c.subtasks),
                             static_cast<unsigned long long>(c.kernel_edges),
                             static_cast<unsigned long long>(c.framework_edges), median(orch_ns) / 1e6,
-                            median(e2e_ns) / 1e6, median(orch_ns) / static_cast<double>(c.launches),
+                            median(e2e_ns) / 1e6, median(orch_ns) / static_cast<double>(c.kernel_tasks),
                             verdict.empty() ? "" : "  ", verdict.c_str());
             }
         }

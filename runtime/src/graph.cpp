@@ -1,4 +1,4 @@
-// GraphRecord lookups.
+// GraphRecord lookups and counts.
 #include "pto/runtime/graph.h"
 
 namespace pto {
@@ -19,6 +19,26 @@ void GraphRecord::clear() {
     tasks.clear();
     producers.clear();
     kernels.clear();
+}
+
+GraphCounts count_graph(const GraphRecord& graph) {
+    GraphCounts c;
+    for (const RecordedTask& t : graph.tasks) {
+        const bool is_kernel = t.kind == TaskKind::Kernel;
+        if (is_kernel) {
+            ++c.kernel_tasks;
+            c.subtasks += t.block_num;
+        } else {
+            ++c.framework_tasks;
+        }
+        for (TaskId p : graph.producers_of(t)) {  // distinct per task (GraphRecord's contract)
+            const std::int64_t i = graph.index_of(p);
+            const bool kernel_pair =
+                is_kernel && i >= 0 && graph.tasks[static_cast<std::size_t>(i)].kind == TaskKind::Kernel;
+            ++(kernel_pair ? c.kernel_edges : c.framework_edges);
+        }
+    }
+    return c;
 }
 
 }  // namespace pto

@@ -139,7 +139,7 @@ TEST_CASE("Case1 has 480 scopes of one group each: 1920 kernel launches and 480 
         CHECK(r.report.kernel_tasks == 1920);
         CHECK(r.report.framework_tasks == 480);
         CHECK(r.report.subtasks == 1920);
-        CHECK(count_graph(r.graph) == expected_counts(s, scheme));
+        CHECK(pto::count_graph(r.graph) == expected_counts(s, scheme));
     }
     CHECK(expected_counts(s, Scheme::Manual).kernel_edges == 1440);
     CHECK(expected_counts(s, Scheme::Tensormap).kernel_edges == 1920);
@@ -157,7 +157,7 @@ TEST_CASE("scheme A carries exactly the group chain and one alloc edge per scope
     for (const ScopePositions& p : positions(s))
         alloc_edges.insert({p.alloc, p.up.back()});
     CHECK(framework == alloc_edges);
-    CHECK(count_graph(r.graph) == expected_counts(s, Scheme::Manual));
+    CHECK(pto::count_graph(r.graph) == expected_counts(s, Scheme::Manual));
     CHECK(r.report.orchestrator.tensormap_lookups == 0);
 }
 
@@ -176,7 +176,7 @@ TEST_CASE("scheme B discovers A's edges plus softmax_prepare -> online_update, a
         }
     CHECK(kernel == want);
     CHECK(framework == alloc_edges);
-    CHECK(count_graph(r.graph) == expected_counts(s, Scheme::Tensormap));
+    CHECK(pto::count_graph(r.graph) == expected_counts(s, Scheme::Tensormap));
     CHECK(r.report.orchestrator.tensormap_lookups > 0);
 }
 
@@ -203,7 +203,7 @@ TEST_CASE("scheme C builds exactly scheme A's graph and scheme D exactly scheme 
         const auto [want_kernel, want_framework] = edges(want.graph);
         CHECK(got_kernel == want_kernel);
         CHECK(got_framework == want_framework);
-        CHECK(count_graph(got.graph) == expected_counts(s, fixed));
+        CHECK(pto::count_graph(got.graph) == expected_counts(s, fixed));
     }
 }
 

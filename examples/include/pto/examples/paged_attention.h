@@ -216,18 +216,8 @@ void build(const Problem& problem, Scheme scheme);
 /// at once (serial mode). Never lowers a knob.
 void fit_whole_graph(RuntimeConfig& cfg, const Shape& shape);
 
-/// GraphCounts: SPEC §8's counts. Edges are unique producer->consumer pairs; kernel_edges join two kernel
-/// launches, framework_edges have an alloc or dependency-only task at either end.
-struct GraphCounts {
-    std::uint64_t kernel_tasks = 0;
-    std::uint64_t framework_tasks = 0;
-    std::uint64_t subtasks = 0;
-    std::uint64_t kernel_edges = 0;
-    std::uint64_t framework_edges = 0;
-    friend bool operator==(const GraphCounts&, const GraphCounts&) = default;
-};
-/// count_graph: the counts of a recorded graph (RuntimeConfig::record_graph).
-[[nodiscard]] GraphCounts count_graph(const GraphRecord& graph);
+/// GraphCounts: SPEC §8's counts of a recorded graph, as pto::count_graph gives them.
+using GraphCounts = pto::GraphCounts;
 /// expected_counts: what build(scheme) submits for `shape` (C counts as A, D as B).
 [[nodiscard]] GraphCounts expected_counts(const Shape& shape, Scheme scheme);
 

@@ -249,16 +249,9 @@ void build(const Problem& problem, Scheme scheme, SpmdTier tier, std::uint16_t f
 
 // ---- Reading a recorded graph --------------------------------------------------------------------------
 
-/// GraphCounts: what a recorded run of the layer contains. Kernel edges are unique producer -> consumer
-/// pairs between kernel launches; edges to or from framework tasks (alloc, dependency-only) are counted
-/// apart.
-struct GraphCounts {
-    std::uint64_t launches = 0;
+/// GraphCounts: pto::count_graph's counts of a recorded run of the layer, plus its launches per scope.
+struct GraphCounts : pto::GraphCounts {
     std::uint64_t scope_launches[3] = {};
-    std::uint64_t framework_tasks = 0;
-    std::uint64_t subtasks = 0;
-    std::uint64_t kernel_edges = 0;
-    std::uint64_t framework_edges = 0;
 };
 
 /// count_graph: counts of `graph` (RuntimeConfig::record_graph); launches are classified by scope through

@@ -50,6 +50,21 @@ struct GraphRecord {
     void clear();
 };
 
+/// GraphCounts: a recorded graph in the terms pto-bench and the reference graphs report (SPEC §8). Kernel
+/// edges join two kernel launches of the record; framework edges involve an alloc or dependency-only task,
+/// or a producer outside the record (a task of an earlier run).
+struct GraphCounts {
+    std::uint64_t kernel_tasks = 0;
+    std::uint64_t framework_tasks = 0;
+    std::uint64_t subtasks = 0;  ///< blocks of the kernel launches
+    std::uint64_t kernel_edges = 0;
+    std::uint64_t framework_edges = 0;
+    friend bool operator==(const GraphCounts&, const GraphCounts&) = default;
+};
+
+/// count_graph: the counts of `graph` (RuntimeConfig::record_graph).
+[[nodiscard]] GraphCounts count_graph(const GraphRecord& graph);
+
 /// SubtaskRecord: one block (or one MIX lane) on one core. Times are steady-clock nanoseconds since the run
 /// started: dispatch (placed in a running or pending slot), start (began running), end (the executor
 /// reported completion), finish (the scheduler processed the completion).
