@@ -216,16 +216,16 @@ bool write_json(const std::string& path, const std::vector<Row>& rows, const Opt
                              {"min", r.ns_per_op.min_ns},
                              {"max", r.ns_per_op.max_ns}}}});
     const nlohmann::ordered_json report = {{"schema", "pto-bench-tensormap/1"},
-                                   {"machine",
-                                    {{"cpu", cpu_model()},
-                                     {"hardware_threads", std::thread::hardware_concurrency()},
-                                     {"compiler", __VERSION__}}},
-                                   {"reps", opts.reps},
-                                   {"warmup", opts.warmup},
-                                   {"batch", opts.batch},
-                                   {"order", opts.is_scattered ? "scattered" : "sequential"},
-                                   {"checksum", checksum},
-                                   {"results", results}};
+                                           {"machine",
+                                            {{"cpu", cpu_model()},
+                                             {"hardware_threads", std::thread::hardware_concurrency()},
+                                             {"compiler", __VERSION__}}},
+                                           {"reps", opts.reps},
+                                           {"warmup", opts.warmup},
+                                           {"batch", opts.batch},
+                                           {"order", opts.is_scattered ? "scattered" : "sequential"},
+                                           {"checksum", checksum},
+                                           {"results", results}};
     std::ofstream out(path);
     out << report.dump(2) << '\n';
     return static_cast<bool>(out);
