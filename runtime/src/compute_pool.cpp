@@ -3,23 +3,17 @@
 #include "compute_pool.h"
 
 #include <atomic>
-#include <chrono>
 #include <exception>
 #include <string>
-
 #include <thread>
 
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
+#include "clock.h"
+
 namespace pto::detail {
 namespace {
-
-std::int64_t steady_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 void run_job(const ComputeJob& job) {
     // Acquire pairs with the scheduler's release in submit(): the slot, its arguments and the kernel table

@@ -7,18 +7,16 @@
 #include <optional>
 #include <thread>
 
+#include "clock.h"
 #include "logging.h"
 #include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
 
 namespace pto {
-namespace {
 
-std::int64_t steady_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
+using detail::steady_ns;
+
+namespace {
 
 const RuntimeConfig& validated(const RuntimeConfig& config) {
     config.validate();

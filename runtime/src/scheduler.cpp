@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "clock.h"
 #include "pto/runtime/detail/throw.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -118,9 +119,7 @@ void Scheduler::reset_for_run() {
 }
 
 std::int64_t Scheduler::now_ns() const {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
+    return steady_ns();
 }
 
 std::uint64_t Scheduler::next_random() {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <string>
 
+#include "clock.h"
 #include "logging.h"
 #include "runtime_impl.h"
 
@@ -29,12 +30,6 @@ const char* to_string(StallKind kind) {
 
 namespace detail {
 namespace {
-
-std::int64_t steady_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 std::vector<TaskId> to_task_ids(const std::vector<std::uint64_t>& ids) {
     std::vector<TaskId> out;

@@ -1,0 +1,109 @@
+// Room for a submit: task slots, edge nodes, heap bytes and argument-ring bytes, waiting for in-order
+// retirement while waiting can help, and a CapacityDeadlock naming the knob when it provably cannot.
+#include <algorithm>
+#include <string>
+
+#include "pto/runtime/detail/throw.h"
+#include "runtime_impl.h"
+
+namespace pto {
+
+using detail::Outcome;
+
+TaskId Runtime::Impl::try_retire() {
+    // A producer with staged consumers must not retire before they are spliced: they hold references.
+    flush_links();
+    const std::uint32_t mask = engine.window_mask;
+    while (retired_before < next_id) {
+        const std::uint32_t slot = static_cast<std::uint32_t>(retired_before) & mask;
+        // Acquire pairs with the last drop_reference (seq_cst RMW): every thread is done with the slot.
+        if (books[slot].scope_held ||
+            detail::link_refs(engine.slots[slot].link.load(std::memory_order_acquire)) != 0)
+            break;
+        if (engine.slots[slot].outcome.load(std::memory_order_relaxed) != Outcome::Ok) [[unlikely]]
+            retired_unsuccessful.push_back(retired_before);  // in id order: sorted
+        engine.edges.release_until(books[slot].edge_end);
+        heap.release_until(books[slot].heap_end);
+        engine.args.release_until(books[slot].args_end);
+        ++retired_before;
+    }
+    retired_published.store(retired_before, std::memory_order_relaxed);
+    return TaskId{retired_before};
+}
+
+std::uint64_t Runtime::Impl::knob_value(std::string_view knob) const {
+    if (knob == "window_tasks") return config.window_tasks;
+    if (knob == "heap_bytes") return config.heap_bytes;
+    if (knob == "edge_capacity") return config.edge_capacity;
+    if (knob == "tensormap_entries") return config.tensormap_entries;
+    if (knob == "argument_bytes") return engine.args.capacity();
+    return 0;
+}
+
+void Runtime::Impl::throw_deadlock(std::string_view knob) const {
+    const std::string knob_text =
+        "RuntimeConfig::" + std::string(knob) + " (" + std::to_string(knob_value(knob)) + ")";
+    if (config.orchestration == OrchestrationMode::Serial && !orchestration_ended) {
+        detail::throw_error(ErrorCode::CapacityDeadlock,
+                            knob_text + " is exhausted after " + std::to_string(next_id - run_first_id) +
+                                " tasks in serial mode, where no task runs before the orchestration function "
+                                "returns: raise it to hold the whole graph, or use concurrent mode");
+    }
+    std::uint64_t held = 0;
+    for (std::uint64_t id = retired_before; id < next_id; ++id)
+        held += books[id & engine.window_mask].scope_held ? 1 : 0;
+    detail::throw_error(ErrorCode::CapacityDeadlock,
+                        knob_text + " is exhausted and cannot drain: the oldest unretired task " +
+                            std::to_string(retired_before) +
+                            " is held by a scope that is still open (open scopes hold " +
+                            std::to_string(held) + " of the " + std::to_string(next_id - retired_before) +
+                            " unretired tasks, and a scope releases its tasks only when it ends). Raise " +
+                            knob_text + " or end the scope sooner (e.g. one scope per loop iteration)");
+}
+
+void Runtime::Impl::wait_for_retirement(std::string_view knob) {
+    const std::uint64_t before = retired_before;
+    for (;;) {
+        if (try_retire().value > before) return;
+        const std::uint32_t oldest = static_cast<std::uint32_t>(retired_before) & engine.window_mask;
+        const bool serial_blocked = config.orchestration == OrchestrationMode::Serial && !orchestration_ended;
+        if (retired_before == next_id || books[oldest].scope_held || serial_blocked) throw_deadlock(knob);
+        if (watchdog->stalled()) [[unlikely]]
+            throw_stall_while_waiting(knob);  // aborts the run
+        orchestrator_waiting.store(true, std::memory_order_relaxed);
+        engine.orchestrator_parker.park_until(
+            [&] {
+                return detail::link_refs(engine.slots[oldest].link.load(std::memory_order_seq_cst)) == 0 ||
+                       watchdog->stalled();
+            },
+            detail::Parker::Clock::now() + std::chrono::milliseconds(50));
+        orchestrator_waiting.store(false, std::memory_order_relaxed);
+    }
+}
+
+void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes,
+                            std::uint64_t arg_bytes) {
+    // Only this thread consumes these pools, so once each is satisfied it stays satisfied.
+    if (next_id + slots - retired_before > config.window_tasks) [[unlikely]] {
+        ++stats.window_waits;
+        while (next_id + slots - retired_before > config.window_tasks)
+            wait_for_retirement("window_tasks");
+    }
+    if (engine.edges.free_nodes() < edge_nodes) [[unlikely]] {
+        ++stats.edge_waits;
+        while (engine.edges.free_nodes() < edge_nodes)
+            wait_for_retirement("edge_capacity");
+    }
+    if (engine.args.free_bytes() < arg_bytes) [[unlikely]] {
+        ++stats.argument_waits;
+        while (engine.args.free_bytes() < arg_bytes)
+            wait_for_retirement("argument_bytes");
+    }
+    if (heap.capacity() - heap.used_bytes() < heap_bytes) [[unlikely]] {
+        ++stats.heap_waits;
+        while (heap.capacity() - heap.used_bytes() < heap_bytes)
+            wait_for_retirement("heap_bytes");
+    }
+}
+
+}  // namespace pto

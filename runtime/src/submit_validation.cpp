@@ -1,0 +1,122 @@
+// Checks of a submit before anything changes, so a rejected call leaves no trace: the run is open, the
+// spec is well formed, the heap can ever hold its create-infos, and its producers are earlier tasks of
+// this run. Each failure is a pto::Error naming the task.
+#include <algorithm>
+#include <string>
+
+#include "pto/runtime/detail/throw.h"
+#include "runtime_impl.h"
+
+namespace pto {
+
+void Runtime::Impl::check_run_open(const char* call) const {
+    if (!in_run) [[unlikely]]
+        detail::throw_error(ErrorCode::NoActiveRun,
+                            std::string(call) +
+                                " outside a run: call it from the orchestration function "
+                                "given to pto::run (or between Runtime::begin_run and end_run)");
+}
+
+std::string Runtime::Impl::describe_task(TaskId id, const TaskSpec* spec) const {
+    std::string s = "task " + std::to_string(id.value);
+    if (spec == nullptr) return s;
+    switch (spec->kind) {
+        case TaskKind::Kernel:
+            s += " (" + std::string(to_string(spec->core)) + " kernel " + engine.kernel_name(spec->funcs[0]) +
+                 ")";
+            break;
+        case TaskKind::DependencyOnly:
+            s += " (dependency-only)";
+            break;
+        case TaskKind::Alloc:
+            s += " (alloc_tensors)";
+            break;
+    }
+    return s;
+}
+
+void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id) const {
+    if (spec.kind == TaskKind::Kernel) {
+        if (spec.core == CoreType::None)
+            detail::throw_error(ErrorCode::InvalidArgument,
+                                describe_task(id, &spec) + ": a kernel task needs core type AIC, AIV or MIX");
+        if (spec.block_num < 1 || spec.block_num > kMaxBlockNum) [[unlikely]]
+            detail::throw_error(ErrorCode::InvalidBlockNum,
+                                describe_task(id, &spec) + ": block_num = " + std::to_string(spec.block_num) +
+                                    "; it must be in 1.." + std::to_string(kMaxBlockNum));
+        const int lanes = spec.core == CoreType::MIX ? 3 : 1;
+        if (config.executor != Executor::Instant) {
+            for (int l = 0; l < lanes; ++l) {
+                const KernelInfo* k = engine.kernel(spec.funcs[l]);
+                const bool missing =
+                    k == nullptr || (config.executor == Executor::Compute && k->fn == nullptr);
+                if (missing) [[unlikely]]
+                    detail::throw_error(ErrorCode::UnknownKernel,
+                                        describe_task(id, &spec) + ": " + engine.kernel_name(spec.funcs[l]) +
+                                            (config.executor == Executor::Compute
+                                                 ? " has no registered compute function"
+                                                 : " is not registered (its duration is needed)") +
+                                            "; call Runtime::register_kernel first");
+            }
+        }
+    } else if (spec.block_num != 1) [[unlikely]] {
+        detail::throw_error(ErrorCode::InvalidBlockNum, describe_task(id, &spec) +
+                                                            ": framework tasks have block_num 1, not " +
+                                                            std::to_string(spec.block_num));
+    }
+    if (spec.tensors.size() > kMaxTensorArgs || spec.scalars.size() > kMaxScalarArgs) [[unlikely]]
+        detail::throw_error(ErrorCode::TooManyArguments,
+                            describe_task(id, &spec) + ": " + std::to_string(spec.tensors.size()) +
+                                " tensors and " + std::to_string(spec.scalars.size()) + " scalars; at most " +
+                                std::to_string(kMaxTensorArgs) + " and " + std::to_string(kMaxScalarArgs));
+    for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
+        const TensorArg& a = spec.tensors[i];
+        if (a.view.ndim < 1 || a.view.ndim > kMaxTensorDims) [[unlikely]]
+            detail::throw_error(ErrorCode::InvalidTensor, describe_task(id, &spec) + ": tensor argument " +
+                                                              std::to_string(i) + " has rank " +
+                                                              std::to_string(a.view.ndim));
+        if (a.view.base == nullptr) {
+            if (a.direction != Direction::Out) [[unlikely]]
+                detail::throw_error(ErrorCode::InvalidTensor,
+                                    describe_task(id, &spec) + ": tensor argument " + std::to_string(i) +
+                                        " is a create-info (no buffer yet) but is passed as an input; "
+                                        "only outputs can be allocated by the runtime");
+        }
+    }
+}
+
+void Runtime::Impl::check_heap_need(std::uint64_t reserve_bytes, TaskId id, const TaskSpec* spec) const {
+    if (reserve_bytes <= heap.capacity()) [[likely]]
+        return;
+    detail::throw_error(ErrorCode::CapacityExhausted,
+                        describe_task(id, spec) + " allocates " + std::to_string(reserve_bytes) +
+                            " bytes (with room for wrapping), more than the whole heap ring: raise "
+                            "RuntimeConfig::heap_bytes (" +
+                            std::to_string(config.heap_bytes) + ")");
+}
+
+void Runtime::Impl::validate_producers(std::span<const TaskId> producers, TaskId id,
+                                       const TaskSpec& spec) const {
+    for (TaskId p : producers) {
+        if (p.value >= run_first_id && p.value < id.value) [[likely]]
+            continue;
+        std::string why;
+        if (!p.is_valid())
+            why = "an invalid TaskId (a handle of a call that created no task?)";
+        else if (p.value >= id.value)
+            why = "task " + std::to_string(p.value) + ", which has not been submitted yet";
+        else
+            why = "task " + std::to_string(p.value) +
+                  ", which belongs to an earlier run (this run starts at task " +
+                  std::to_string(run_first_id) + ")";
+        detail::throw_error(ErrorCode::InvalidDependency, describe_task(id, &spec) + " depends on " + why);
+    }
+    if (producers.size() > engine.edges.capacity()) [[unlikely]]
+        detail::throw_error(
+            ErrorCode::CapacityExhausted,
+            describe_task(id, &spec) + " names " + std::to_string(producers.size()) +
+                " producers, more than the edge pool holds: raise RuntimeConfig::edge_capacity (" +
+                std::to_string(config.edge_capacity) + ")");
+}
+
+}  // namespace pto
