@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "kernel_names.h"
+
 namespace pto {
 namespace {
 
@@ -21,21 +23,6 @@ std::string_view kind_name(TaskKind k) {
             return "alloc";
     }
     return "?";
-}
-
-std::vector<std::string> kernel_names(const GraphRecord& graph) {
-    std::vector<std::string> names;
-    for (const KernelSummary& k : graph.kernels) {
-        if (k.id.is_none()) continue;
-        if (names.size() <= k.id.value) names.resize(k.id.value + 1u);
-        names[k.id.value] = k.name;
-    }
-    return names;
-}
-
-std::string name_of(const std::vector<std::string>& names, FuncId f) {
-    if (!f.is_none() && f.value < names.size() && !names[f.value].empty()) return names[f.value];
-    return f.is_none() ? std::string("none") : "func " + std::to_string(f.value);
 }
 
 std::string dump(const nlohmann::ordered_json& j) {
@@ -56,7 +43,7 @@ std::string dot_escape(const std::string& s) {
 }  // namespace
 
 void write_graph_json(std::ostream& out, const GraphRecord& graph) {
-    const std::vector<std::string> names = kernel_names(graph);
+    const detail::KernelNames name_of(graph);
     out << "{\"schema\":\"pto-graph/1\",\n\"kernels\":[";
     for (std::size_t i = 0; i < graph.kernels.size(); ++i) {
         const KernelSummary& k = graph.kernels[i];
@@ -70,7 +57,7 @@ void write_graph_json(std::ostream& out, const GraphRecord& graph) {
         if (t.kind == TaskKind::Kernel) {
             const int lanes = t.core == CoreType::MIX ? 3 : 1;
             for (int l = 0; l < lanes; ++l)
-                kernels.push_back(name_of(names, t.funcs[l]));
+                kernels.push_back(name_of(t.funcs[l]));
         }
         nlohmann::ordered_json producers = nlohmann::ordered_json::array();
         for (TaskId p : graph.producers_of(t))
@@ -84,7 +71,7 @@ void write_graph_json(std::ostream& out, const GraphRecord& graph) {
 }
 
 void write_graph_dot(std::ostream& out, const GraphRecord& graph) {
-    const std::vector<std::string> names = kernel_names(graph);
+    const detail::KernelNames name_of(graph);
     out << "digraph pto {\n"
            "  rankdir=TB;\n"
            "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n"
@@ -98,9 +85,8 @@ void write_graph_dot(std::ostream& out, const GraphRecord& graph) {
             const char* fill = "#ffcc80";  // MIX
             if (t.core == CoreType::AIC) fill = "#9ecae1";
             if (t.core == CoreType::AIV) fill = "#a1d99b";
-            std::string label = name_of(names, t.funcs[0]);
-            if (t.core == CoreType::MIX)
-                label += " | " + name_of(names, t.funcs[1]) + " | " + name_of(names, t.funcs[2]);
+            std::string label = name_of(t.funcs[0]);
+            if (t.core == CoreType::MIX) label += " | " + name_of(t.funcs[1]) + " | " + name_of(t.funcs[2]);
             out << "label=\"" << dot_escape(label) << "\\n#" << t.id.value << " " << to_string(t.core) << " x"
                 << t.block_num << "\", fillcolor=\"" << fill << "\"";
         }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_names.h"
 #include "pto/runtime/detail/throw.h"
 
 namespace pto {
@@ -63,21 +64,6 @@ void sort_index(EventStream& events, const char* what, int pid, int tid, int ind
     o << R"(,"args":{"sort_index":)" << index << "}}";
 }
 
-std::vector<std::string> kernel_names(const GraphRecord& graph) {
-    std::vector<std::string> names;
-    for (const KernelSummary& k : graph.kernels) {
-        if (k.id.is_none()) continue;
-        if (names.size() <= k.id.value) names.resize(k.id.value + 1u);
-        names[k.id.value] = k.name;
-    }
-    return names;
-}
-
-std::string name_of(const std::vector<std::string>& names, FuncId f) {
-    if (!f.is_none() && f.value < names.size() && !names[f.value].empty()) return names[f.value];
-    return f.is_none() ? std::string("none") : "func " + std::to_string(f.value);
-}
-
 void write_core_tracks(EventStream& events, const RuntimeConfig& m) {
     metadata(events, "process_name", kPidAic, -1, "AICore AIC");
     sort_index(events, "process_sort_index", kPidAic, -1, 1);
@@ -101,12 +87,12 @@ void write_core_tracks(EventStream& events, const RuntimeConfig& m) {
 
 void write_subtasks(EventStream& events, const GraphRecord& graph, std::span<const SubtaskRecord> records,
                     const RuntimeConfig& m) {
-    const std::vector<std::string> names = kernel_names(graph);
+    const detail::KernelNames name_of(graph);
     const std::uint32_t aic = m.aic_count();
     for (const SubtaskRecord& r : records) {
         const bool on_aic = r.core < aic;
         std::ostream& o = events.next();
-        o << "{\"name\":" << quoted(name_of(names, r.func)) << ",\"cat\":\"" << to_string(r.core_type)
+        o << "{\"name\":" << quoted(name_of(r.func)) << ",\"cat\":\"" << to_string(r.core_type)
           << R"(","ph":"X","ts":)";
         write_us(o, r.start_ns);
         o << ",\"dur\":";

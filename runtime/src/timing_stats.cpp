@@ -10,6 +10,8 @@
 #include <ostream>
 #include <tuple>
 
+#include "kernel_names.h"
+
 namespace pto {
 namespace {
 
@@ -51,11 +53,6 @@ std::vector<Instance> instances_of(std::span<const SubtaskRecord> records) {
     return out;
 }
 
-std::string kernel_label(const GraphRecord& graph, FuncId f) {
-    if (const KernelSummary* k = graph.kernel(f); k != nullptr && !k->name.empty()) return k->name;
-    return f.is_none() ? std::string("none") : "func " + std::to_string(f.value);
-}
-
 }  // namespace
 
 TimingStats summarize_durations(std::vector<double> durations_us) {
@@ -77,12 +74,13 @@ std::vector<TimingStats> timing_by_kernel(const GraphRecord& graph, std::span<co
     std::map<std::tuple<std::uint16_t, std::uint8_t>, std::vector<double>> groups;
     for (const Instance& i : instances_of(records))
         groups[{i.func.value, static_cast<std::uint8_t>(i.core)}].push_back(i.us);
+    const detail::KernelNames kernel_label(graph);
     std::vector<TimingStats> rows;
     for (auto& [key, durations] : groups) {
         TimingStats s = summarize_durations(std::move(durations));
         s.func = FuncId{std::get<0>(key)};
         s.core = static_cast<CoreType>(std::get<1>(key));
-        s.label = kernel_label(graph, s.func);
+        s.label = kernel_label(s.func);
         rows.push_back(std::move(s));
     }
     return rows;

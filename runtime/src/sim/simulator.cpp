@@ -34,7 +34,8 @@ Simulator::Simulator(const GraphRecord& graph, const SimGraph& sim_graph, const 
       completion_ns_(us_to_ns(config.cost.completion_us)),
       fanout_edge_ns_(us_to_ns(config.cost.fanout_edge_us)),
       pickup_ns_(us_to_ns(config.cost.core_pickup_us)),
-      poll_ns_(us_to_ns(config.cost.poll_us)) {
+      poll_ns_(us_to_ns(config.cost.poll_us)),
+      kernel_names_(graph) {
     const std::size_t n = graph.tasks.size();
     tasks_.resize(n);
     blocks_.resize(n);
@@ -44,11 +45,6 @@ Simulator::Simulator(const GraphRecord& graph, const SimGraph& sim_graph, const 
         const RecordedTask& t = graph.tasks[i];
         tasks_[i].shape = shape_of(t.kind, t.core);
         blocks_[i].block_num = t.kind == TaskKind::Kernel ? t.block_num : 1;
-    }
-    for (const KernelSummary& k : graph.kernels) {
-        if (k.id.is_none()) continue;
-        if (kernel_names_.size() <= k.id.value) kernel_names_.resize(k.id.value + 1u);
-        kernel_names_[k.id.value] = k.name;
     }
 
     const RuntimeConfig& m = config.machine;
@@ -227,10 +223,7 @@ std::string Simulator::task_label(std::uint32_t i) const {
     const RecordedTask& t = graph_.tasks[i];
     if (t.kind == TaskKind::Alloc) return "alloc";
     if (t.kind == TaskKind::DependencyOnly) return "dependency-only";
-    const FuncId f = t.funcs[0];
-    if (!f.is_none() && f.value < kernel_names_.size() && !kernel_names_[f.value].empty())
-        return kernel_names_[f.value];
-    return "func " + std::to_string(f.value);
+    return kernel_names_(t.funcs[0]);
 }
 
 }  // namespace pto::detail::sim

@@ -10,6 +10,7 @@
 #include "dispatch_policy.h"
 #include "event_queue.h"
 #include "kernel_durations.h"
+#include "kernel_names.h"
 #include "pto/runtime/graph.h"
 #include "pto/runtime/simulate.h"
 #include "ready_source.h"
@@ -151,7 +152,7 @@ class Simulator {
     bool dispatch_enabled_ = true;
 
     std::uint32_t closed_count_ = 0;
-    std::vector<std::string> kernel_names_;
+    KernelNames kernel_names_;
     SimOutput out_;
 };
 
