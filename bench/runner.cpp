@@ -239,24 +239,28 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
     const Summary e2e = summarize(end_to_end);
     const nlohmann::json tier =
         scenario.tier ? nlohmann::json(examples::to_string(*scenario.tier)) : nlohmann::json(nullptr);
-    nlohmann::json result = {
-        {"case", to_string(scenario.kind)},
-        {"mode", examples::to_string(scenario.mode)},
-        {"tier", tier},
-        {"executor", executor_name(o.executor)},
-        {"peer", nullptr},
-        {"sizes", workload->sizes()},
-        {"tasks", counts.kernel_tasks},
-        {"framework_tasks", counts.framework_tasks},
-        {"subtasks", counts.subtasks},
-        {"edges", counts.kernel_edges},
-        {"framework_edges", counts.framework_edges},
-        {"orch_ns_per_task", orch.to_json()},
-        {"e2e_ns_per_task", e2e.to_json()},
-        {"tasks_per_s", e2e.median > 0 ? 1e9 / e2e.median : 0.0},
-        {"reps", o.reps},
-        {"scheduler_threads", concurrent.scheduler_threads},
+    // The identity and count fields every result of this scenario carries, ours and each peer's (SPEC §8).
+    const auto result_for = [&](nlohmann::json peer) {
+        return nlohmann::json{
+            {"case", to_string(scenario.kind)},
+            {"mode", examples::to_string(scenario.mode)},
+            {"tier", tier},
+            {"executor", executor_name(o.executor)},
+            {"peer", std::move(peer)},
+            {"sizes", workload->sizes()},
+            {"tasks", counts.kernel_tasks},
+            {"framework_tasks", counts.framework_tasks},
+            {"subtasks", counts.subtasks},
+            {"edges", counts.kernel_edges},
+            {"framework_edges", counts.framework_edges},
+            {"reps", o.reps},
+        };
     };
+    nlohmann::json result = result_for(nullptr);
+    result["orch_ns_per_task"] = orch.to_json();
+    result["e2e_ns_per_task"] = e2e.to_json();
+    result["tasks_per_s"] = e2e.median > 0 ? 1e9 / e2e.median : 0.0;
+    result["scheduler_threads"] = concurrent.scheduler_threads;
     if (o.executor != Executor::Instant) {
         result["timed_scale"] = o.timed_scale;
         result["jitter"] = o.jitter;
@@ -284,24 +288,11 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
     nlohmann::json results = nlohmann::json::array({result});
     for (const PeerSamples& ps : peers) {
         const Summary total = summarize(ps.total);
-        nlohmann::json peer = {
-            {"case", to_string(scenario.kind)},
-            {"mode", examples::to_string(scenario.mode)},
-            {"tier", tier},
-            {"executor", executor_name(o.executor)},
-            {"peer", to_string(ps.peer)},
-            {"sizes", workload->sizes()},
-            {"tasks", counts.kernel_tasks},
-            {"framework_tasks", counts.framework_tasks},
-            {"subtasks", counts.subtasks},
-            {"edges", counts.kernel_edges},
-            {"framework_edges", counts.framework_edges},
-            {"e2e_ns_per_task", total.to_json()},
-            {"tasks_per_s", total.median > 0 ? 1e9 / total.median : 0.0},
-            {"ratio", e2e.median > 0 ? total.median / e2e.median : 0.0},
-            {"reps", o.reps},
-            {"checksum", ps.body_calls},
-        };
+        nlohmann::json peer = result_for(to_string(ps.peer));
+        peer["e2e_ns_per_task"] = total.to_json();
+        peer["tasks_per_s"] = total.median > 0 ? 1e9 / total.median : 0.0;
+        peer["ratio"] = e2e.median > 0 ? total.median / e2e.median : 0.0;
+        peer["checksum"] = ps.body_calls;
         if (!ps.build.empty()) peer["build_ns_per_task"] = summarize(ps.build).to_json();
         if (!ps.run.empty()) peer["run_ns_per_task"] = summarize(ps.run).to_json();
         if (!ps.replay.empty()) peer["replay_ns_per_task"] = summarize(ps.replay).to_json();
