@@ -40,7 +40,8 @@ struct Runtime::Impl {
     explicit Impl(const RuntimeConfig& config);
     ~Impl();
 
-    // ---- orchestrator-side operations (runtime.cpp, submit.cpp) ----
+    // ---- orchestrator-side operations ----
+    // The run lifecycle (runtime.cpp).
     void begin_run();
     void end_orchestration();
     RunReport end_run();
@@ -53,29 +54,31 @@ struct Runtime::Impl {
     RunReport finish_run(bool throw_if_aborted);
     void recover_aborted_run();
     [[noreturn]] void throw_stall_while_waiting(std::string_view knob);
+    // Submission (submit.cpp).
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
     TaskId submit_instance(std::span<InstanceNode> nodes, bool scoped);
-    TaskId try_retire();
-    void wait_for_retirement(std::string_view knob);
     void release_scope(TaskId begin, TaskId end);
-
-    // submit.cpp helpers
+    std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
+    void count_submit(const TaskSpec& spec);
+    void record_task(const TaskSpec& spec, TaskId id, std::span<const TaskId> producers);
+    // Checks before anything changes (submit_validation.cpp).
     void check_run_open(const char* call) const;
     void validate_spec(const TaskSpec& spec, TaskId id) const;
     void validate_producers(std::span<const TaskId> producers, TaskId id, const TaskSpec& spec) const;
     void check_heap_need(std::uint64_t reserve_bytes, TaskId id, const TaskSpec* spec) const;
+    std::string describe_task(TaskId id, const TaskSpec* spec = nullptr) const;
+    // Room and retirement (reservation.cpp).
     void reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes,
                  std::uint64_t arg_bytes);
-    std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
+    TaskId try_retire();
+    void wait_for_retirement(std::string_view knob);
+    [[noreturn]] void throw_deadlock(std::string_view knob) const;
+    std::uint64_t knob_value(std::string_view knob) const;
+    // Fanout linking (edge_linking.cpp).
     std::uint32_t select_producers(TaskId id, std::span<const TaskId> producers);
     void stage_links(std::uint32_t slot, const std::uint32_t* producers, std::uint32_t count);
     void flush_links();
-    void count_submit(const TaskSpec& spec);
-    void record_task(const TaskSpec& spec, TaskId id, std::span<const TaskId> producers);
     void finish_orchestrator_completions();
-    [[noreturn]] void throw_deadlock(std::string_view knob) const;
-    std::string describe_task(TaskId id, const TaskSpec* spec = nullptr) const;
-    std::uint64_t knob_value(std::string_view knob) const;
 
     const RuntimeConfig config;
     detail::Engine engine;
