@@ -85,10 +85,8 @@ Selection parse_selection(const CommandLine& cl) {
     return s;
 }
 
-Executor parse_executor(const std::string& e) {
-    if (e == "instant") return Executor::Instant;
-    if (e == "timed") return Executor::Timed;
-    if (e == "compute") return Executor::Compute;
+Executor executor_named(const std::string& e) {
+    if (const auto executor = pto::parse_executor(e)) return *executor;
     throw CLI::ValidationError("--executor", "unknown executor '" + e + "' (instant, timed, compute)");
 }
 
@@ -150,7 +148,7 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
         selection = parse_selection(cl);
-        cl.bench.executor = parse_executor(cl.executor);
+        cl.bench.executor = executor_named(cl.executor);
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {

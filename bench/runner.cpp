@@ -82,18 +82,6 @@ DependencyMode dependency_mode(examples::Scheme s) {
     return DependencyMode::Manual;
 }
 
-std::string_view executor_name(Executor e) {
-    switch (e) {
-        case Executor::Instant:
-            return "instant";
-        case Executor::Timed:
-            return "timed";
-        case Executor::Compute:
-            return "compute";
-    }
-    return "?";
-}
-
 double per_task(std::int64_t ns, std::uint64_t tasks) {
     return tasks == 0 ? 0.0 : static_cast<double>(ns) / static_cast<double>(tasks);
 }
@@ -226,7 +214,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
         if (o.kernel_stats) {
             std::cout << "\n"
                       << scenario.id << ": recorded per-kernel timing of the traced run (us, "
-                      << executor_name(o.executor) << " executor)\n";
+                      << to_string(o.executor) << " executor)\n";
             write_timing_table(std::cout, timing_by_kernel(rt.graph(), rt.subtasks()));
             write_timing_table(std::cout, timing_by_core_type(rt.subtasks()));
         }
@@ -245,7 +233,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
             {"case", to_string(scenario.kind)},
             {"mode", examples::to_string(scenario.mode)},
             {"tier", tier},
-            {"executor", executor_name(o.executor)},
+            {"executor", to_string(o.executor)},
             {"peer", std::move(peer)},
             {"sizes", workload->sizes()},
             {"tasks", counts.kernel_tasks},

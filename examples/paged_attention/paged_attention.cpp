@@ -42,18 +42,17 @@ struct UsageError {
 };
 
 std::vector<Scheme> parse_modes(const std::string& mode) {
-    if (mode == "all") return {std::begin(pto::examples::kAllSchemes), std::end(pto::examples::kAllSchemes)};
-    const auto s = pto::examples::parse_scheme(mode);
-    if (!s)
-        throw UsageError{"--mode: unknown scheme '" + mode +
-                         "' (manual|tensormap|static-manual|static-tensormap|A|B|C|D|all)"};
-    return {*s};
+    const auto schemes = pto::examples::parse_schemes(mode);
+    if (!schemes)
+        throw UsageError{
+            "--mode: unknown scheme in '" + mode +
+            "' (manual|tensormap|static-manual|static-tensormap|A|B|C|D, a comma-separated list, "
+            "or all)"};
+    return *schemes;
 }
 
 pto::Executor parse_executor(const std::string& name) {
-    if (name == "instant") return pto::Executor::Instant;
-    if (name == "timed") return pto::Executor::Timed;
-    if (name == "compute") return pto::Executor::Compute;
+    if (const auto e = pto::parse_executor(name)) return *e;
     throw UsageError{"--executor: unknown executor '" + name + "' (instant|timed|compute)"};
 }
 
@@ -110,12 +109,9 @@ void print_shape(const pa::Shape& s, const pto::RuntimeConfig& cfg) {
         "max_model_len %u, n_unroll %u, %s\n",
         s.batch, s.num_heads, s.kv_head_num, s.head_dim, s.block_size, shortest, s.max_context_len(),
         s.max_model_len, s.n_unroll, s.dtype == pto::DataType::F32 ? "f32" : "bf16");
-    const char* executor = cfg.executor == pto::Executor::Instant ? "instant"
-                           : cfg.executor == pto::Executor::Timed ? "timed"
-                                                                  : "compute";
     std::printf("q_tile %u, %llu scopes, %llu groups; executor %s, %s orchestration\n\n", s.q_tile(),
                 static_cast<unsigned long long>(s.scope_count()),
-                static_cast<unsigned long long>(s.group_count()), executor,
+                static_cast<unsigned long long>(s.group_count()), pto::to_string(cfg.executor).data(),
                 cfg.orchestration == pto::OrchestrationMode::Serial ? "serial" : "concurrent");
 }
 
@@ -207,7 +203,8 @@ int main(int argc, char** argv) {
         "templates, manual boundaries) and D (static templates, tensormap boundaries)",
         "paged_attention"};
     Options o;
-    app.add_option("--mode", o.mode, "manual|tensormap|static-manual|static-tensormap|A|B|C|D|all")
+    app.add_option("--mode", o.mode,
+                   "manual|tensormap|static-manual|static-tensormap|A|B|C|D, a comma-separated list, or all")
         ->capture_default_str();
     app.add_option("--executor", o.executor, "instant|timed|compute")->capture_default_str();
     app.add_option("--case", o.case_name, "case1 (SPEC Case1) or compute (reduced); default by executor");

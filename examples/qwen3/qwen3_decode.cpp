@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
     app.add_flag("--spmd-4", opt.tier_flags[2], "tier 2: SPMD width 4");
     app.add_flag("--spmd-8", opt.tier_flags[3], "tier 3: SPMD width 8");
     app.add_flag("--all-spmd", opt.tier_flags[4], "tier 4: one launch per operator (no tier flag: all five)");
-    app.add_option("--mode", opt.mode, "manual|tensormap|static-manual|static-tensormap|A|B|C|D|all");
+    app.add_option("--mode", opt.mode,
+                   "manual|tensormap|static-manual|static-tensormap|A|B|C|D, a comma-separated list, or all");
     app.add_option("--executor", opt.executor, "instant|timed|compute");
     app.add_flag(
         "--concurrent", opt.concurrent,
@@ -88,24 +89,16 @@ int main(int argc, char** argv) {
         return usage_error(app, e.what());
     }
 
-    std::vector<Scheme> schemes;
-    if (opt.mode == "all") {
-        schemes.assign(std::begin(pto::examples::kAllSchemes), std::end(pto::examples::kAllSchemes));
-    } else if (const auto s = pto::examples::parse_scheme(opt.mode)) {
-        schemes = {*s};
-    } else {
+    const auto parsed_schemes = pto::examples::parse_schemes(opt.mode);
+    if (!parsed_schemes)
         return usage_error(app,
-                           "--mode must be manual, tensormap, static-manual, static-tensormap, A, B, C, D "
-                           "or all, not '" +
+                           "--mode must be manual, tensormap, static-manual, static-tensormap, A, B, C, D, a "
+                           "comma-separated list of them, or all, not '" +
                                opt.mode + "'");
-    }
+    const std::vector<Scheme> schemes = *parsed_schemes;
     pto::RuntimeConfig cfg;
-    if (opt.executor == "instant")
-        cfg.executor = pto::Executor::Instant;
-    else if (opt.executor == "timed")
-        cfg.executor = pto::Executor::Timed;
-    else if (opt.executor == "compute")
-        cfg.executor = pto::Executor::Compute;
+    if (const auto executor = pto::parse_executor(opt.executor))
+        cfg.executor = *executor;
     else
         return usage_error(app, "--executor must be instant, timed or compute, not '" + opt.executor + "'");
     if (!(opt.jitter >= 0.0 && opt.jitter <= 1.0)) return usage_error(app, "--jitter must be in 0..1");

@@ -39,6 +39,19 @@ std::optional<Scheme> parse_scheme(std::string_view text) {
     return std::nullopt;
 }
 
+std::optional<std::vector<Scheme>> parse_schemes(std::string_view list) {
+    if (list == "all") return std::vector<Scheme>(std::begin(kAllSchemes), std::end(kAllSchemes));
+    std::vector<Scheme> schemes;
+    while (true) {
+        const std::size_t comma = list.find(',');
+        const std::optional<Scheme> s = parse_scheme(list.substr(0, comma));
+        if (!s) return std::nullopt;
+        if (std::find(schemes.begin(), schemes.end(), *s) == schemes.end()) schemes.push_back(*s);
+        if (comma == std::string_view::npos) return schemes;
+        list.remove_prefix(comma + 1);
+    }
+}
+
 std::string_view to_string(SpmdTier t) {
     switch (t) {
         case SpmdTier::NonSpmd:

@@ -1,4 +1,5 @@
-// RuntimeConfig::validate: one check per knob, each error naming the knob, its value and the valid range.
+// RuntimeConfig::validate: one check per knob, each error naming the knob, its value and the valid range;
+// and the executor names.
 #include "pto/runtime/config.h"
 
 #include <bit>
@@ -26,6 +27,24 @@ void check_pow2(const char* knob, std::uint64_t v, std::uint64_t lo, std::uint64
 }
 
 }  // namespace
+
+std::string_view to_string(Executor e) {
+    switch (e) {
+        case Executor::Instant:
+            return "instant";
+        case Executor::Timed:
+            return "timed";
+        case Executor::Compute:
+            return "compute";
+    }
+    return "?";
+}
+
+std::optional<Executor> parse_executor(std::string_view name) {
+    for (Executor e : {Executor::Instant, Executor::Timed, Executor::Compute})
+        if (to_string(e) == name) return e;
+    return std::nullopt;
+}
 
 void RuntimeConfig::validate() const {
     check_range("cluster_count", cluster_count, 1, 4096);

@@ -1,6 +1,8 @@
 // SPEC §6.1, conformance: the SPMD launch rule and the scheme / tier vocabulary shared by graphs and bench.
 #include <catch2/catch.hpp>
 
+#include <vector>
+
 #include "pto/examples/common.h"
 
 using namespace pto::examples;
@@ -31,6 +33,19 @@ TEST_CASE("schemes and tiers parse from names, letters and flags", "[examples][n
     CHECK_FALSE(parse_tier("spmd-3").has_value());
     CHECK(to_string(SpmdTier::AllSpmd) == "all-spmd");
     CHECK(letter(Scheme::StaticManual) == 'C');
+}
+
+TEST_CASE("scheme lists parse in order without repeats, and reject any unknown item", "[examples][names]") {
+    using List = std::vector<Scheme>;
+    CHECK(parse_schemes("all") ==
+          List{Scheme::Manual, Scheme::Tensormap, Scheme::StaticManual, Scheme::StaticTensormap});
+    CHECK(parse_schemes("C") == List{Scheme::StaticManual});
+    CHECK(parse_schemes("D,a") == List{Scheme::StaticTensormap, Scheme::Manual});
+    CHECK(parse_schemes("manual,A,static-manual") == List{Scheme::Manual, Scheme::StaticManual});
+    for (const char* bad : {"", "A,", ",A", "A,E", "A;B", "all,A"}) {
+        INFO(bad);
+        CHECK_FALSE(parse_schemes(bad).has_value());
+    }
 }
 
 TEST_CASE("virtual address ranges are distinct and aligned", "[examples][memory]") {

@@ -50,3 +50,11 @@ TEST_CASE("an invalid knob is rejected with its name and value", "[runtime][conf
     c.aiv_per_cluster = 3;
     CHECK_THAT(rejection(c), Catch::Contains("aiv_per_cluster"));
 }
+
+TEST_CASE("executors convert to and from their names", "[runtime][config]") {
+    for (pto::Executor e : {pto::Executor::Instant, pto::Executor::Timed, pto::Executor::Compute})
+        CHECK(pto::parse_executor(pto::to_string(e)) == e);
+    CHECK(pto::to_string(pto::Executor::Timed) == "timed");
+    CHECK_FALSE(pto::parse_executor("Instant").has_value());
+    CHECK_FALSE(pto::parse_executor("").has_value());
+}

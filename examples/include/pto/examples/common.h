@@ -25,6 +25,9 @@ inline constexpr Scheme kAllSchemes[] = {Scheme::Manual, Scheme::Tensormap, Sche
 [[nodiscard]] char letter(Scheme s);
 /// parse_scheme: accepts the names above and the letters A-D (either case).
 [[nodiscard]] std::optional<Scheme> parse_scheme(std::string_view text);
+/// parse_schemes: "all" (A-D), or a comma-separated list of what parse_scheme accepts, in the given order
+/// without repeats ("A,C", "manual,static-manual"); nullopt if any item is unknown or the list is empty.
+[[nodiscard]] std::optional<std::vector<Scheme>> parse_schemes(std::string_view list);
 
 /// SpmdTier: target SPMD width m = 1, 2, 4, 8, unlimited (SPEC §6.1).
 enum class SpmdTier : std::uint8_t { NonSpmd = 0, Spmd2 = 1, Spmd4 = 2, Spmd8 = 3, AllSpmd = 4 };

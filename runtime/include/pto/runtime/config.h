@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace pto {
 
@@ -12,6 +14,11 @@ enum class Executor : std::uint8_t {
     Timed,    ///< completes once the kernel's duration x timed_scale has passed on the wall clock
     Compute,  ///< runs the registered C++ kernel on a oneTBB worker pool; the core is busy until it returns
 };
+
+/// to_string: "instant", "timed" or "compute" (the names pto-bench and the example programs accept).
+[[nodiscard]] std::string_view to_string(Executor e);
+/// parse_executor: the executor named by to_string's text, or nullopt.
+[[nodiscard]] std::optional<Executor> parse_executor(std::string_view name);
 
 /// OrchestrationMode: whether scheduling overlaps orchestration (SPEC §2 "serial mode").
 enum class OrchestrationMode : std::uint8_t {
