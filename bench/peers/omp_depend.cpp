@@ -11,13 +11,7 @@ namespace pto::bench {
 
 PeerRun run_omp_depend(const GraphRecord& graph, const PeerOptions& options) {
     const detail::PeerGraph pg = detail::make_peer_graph(graph);
-    detail::check_probes(options, pg.nodes);
-    PeerRun run;
-    run.peer = Peer::OmpDepend;
-    run.threads = detail::resolve_threads(options);
-    run.nodes = pg.nodes;
-    run.kernel_tasks = pg.kernel_tasks;
-    run.edges = pg.edges();
+    PeerRun run = detail::start_run(Peer::OmpDepend, pg, options);
 
     std::vector<std::uint32_t> hits(pg.nodes, 0u);
     const detail::BodyContext ctx{hits.data(), options.probe};

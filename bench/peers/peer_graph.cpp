@@ -50,17 +50,19 @@ PeerGraph make_peer_graph(const GraphRecord& graph) {
     return g;
 }
 
-unsigned resolve_threads(const PeerOptions& options) noexcept {
-    if (options.threads != 0) return options.threads;
-    return std::max(1u, std::thread::hardware_concurrency());
-}
-
-void check_probes(const PeerOptions& options, std::uint32_t nodes) {
+PeerRun start_run(Peer peer, const PeerGraph& graph, const PeerOptions& options) {
     for (const PeerProbe* probe : {options.probe, options.replay_probe})
-        if (probe != nullptr && probe->size() < nodes)
+        if (probe != nullptr && probe->size() < graph.nodes)
             pto::detail::throw_error(ErrorCode::InvalidArgument,
                                      "peer probe: holds " + std::to_string(probe->size()) +
-                                         " tasks, the graph has " + std::to_string(nodes));
+                                         " tasks, the graph has " + std::to_string(graph.nodes));
+    PeerRun run;
+    run.peer = peer;
+    run.threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    run.nodes = graph.nodes;
+    run.kernel_tasks = graph.kernel_tasks;
+    run.edges = graph.edges();
+    return run;
 }
 
 namespace {

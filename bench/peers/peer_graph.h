@@ -26,11 +26,10 @@ struct PeerGraph {
 /// Throws InvalidArgument if a producer is not earlier than its consumer or the record has 2^32 tasks.
 PeerGraph make_peer_graph(const GraphRecord& graph);
 
-/// resolve_threads: options.threads, or the machine's hardware threads when 0 (at least 1).
-unsigned resolve_threads(const PeerOptions& options) noexcept;
-
-/// check_probes: throws InvalidArgument if a given probe holds fewer tasks than the graph.
-void check_probes(const PeerOptions& options, std::uint32_t nodes);
+/// start_run: the PeerRun every peer fills in, with what both know before building anything: the peer,
+/// its threads (options.threads, or the hardware threads when 0, at least 1), the graph's sizes. Throws
+/// InvalidArgument if a given probe holds fewer tasks than the graph.
+PeerRun start_run(Peer peer, const PeerGraph& graph, const PeerOptions& options);
 
 /// settle: waits, untimed, until the process's other threads stop using CPU, at most
 /// options.settle_max_ms; returns the nanoseconds waited.

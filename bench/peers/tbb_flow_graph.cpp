@@ -51,13 +51,7 @@ tbb::task_arena& arena_for(unsigned threads) {
 
 PeerRun run_tbb_flow_graph(const GraphRecord& graph, const PeerOptions& options) {
     const detail::PeerGraph pg = detail::make_peer_graph(graph);
-    detail::check_probes(options, pg.nodes);
-    PeerRun run;
-    run.peer = Peer::TbbFlowGraph;
-    run.threads = detail::resolve_threads(options);
-    run.nodes = pg.nodes;
-    run.kernel_tasks = pg.kernel_tasks;
-    run.edges = pg.edges();
+    PeerRun run = detail::start_run(Peer::TbbFlowGraph, pg, options);
 
     std::vector<std::uint32_t> hits(pg.nodes, 0u);
     detail::BodyContext ctx{hits.data(), options.probe};
