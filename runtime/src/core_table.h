@@ -44,7 +44,6 @@ struct CoreState {
 
 /// ClusterState: the units of one cluster (0 = AIC, 1..2 = AIV) and the MIX block running on it, if any.
 struct ClusterState {
-    std::uint32_t cluster = 0;
     std::uint32_t units = 3;
     CoreState unit[kMaxUnitsPerCluster];
     std::uint32_t mix_lanes_left = 0;  // lanes of the running MIX block still running

@@ -12,7 +12,6 @@ using detail::kLinkHeadMask;
 using detail::kLinkRefUnit;
 using detail::Outcome;
 using detail::PhaseTimer;
-using detail::TaskSlot;
 
 std::uint32_t Runtime::Impl::select_producers(TaskId id, std::span<const TaskId> producers) {
     const std::uint32_t mask = engine.window_mask;
@@ -88,11 +87,8 @@ void Runtime::Impl::flush_links() {
                 for (std::uint32_t k = 0; k < pbook.staged_count; ++k) {
                     const detail::EdgeNode& node = engine.edges.node(e - 1);
                     e = node.next;
-                    TaskSlot& consumer = engine.slots[node.consumer_slot];
-                    // Ordered before the fanin subtraction (release), like a completer's cancellation.
-                    if (failed) consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
-                    if (consumer.fanin_pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
-                        engine.make_ready(node.consumer_slot, orchestrator_ctx);
+                    // What the producer's completer would have done, had the consumer been linked in time.
+                    engine.release_consumer(node.consumer_slot, failed, orchestrator_ctx);
                 }
                 stats.edges_to_completed += pbook.staged_count;
                 break;

@@ -37,8 +37,6 @@ class EdgePool {
     [[nodiscard]] std::uint64_t free_nodes() const { return capacity() - (head_ - tail_); }
     /// allocate: the counter of a new node; the caller checked free_nodes() first.
     std::uint64_t allocate() { return head_++; }
-    /// unallocate: returns the newest node (a link attempt that found its producer retired).
-    void unallocate() { --head_; }
     /// release_until: frees every node allocated before `counter` (the end mark of a retired task).
     void release_until(std::uint64_t counter) { tail_ = counter; }
     void reset() { head_ = tail_ = 0; }

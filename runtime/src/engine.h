@@ -72,6 +72,10 @@ class Engine {
     /// (cancelling them if the outcome is not Ok), drops its references on its producers and its own
     /// completion reference, then counts it. Consumers cancelled on the way are completed too.
     void complete_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx);
+    /// release_consumer: one producer of `consumer` is done (cancelling it first if `cancel`); the caller
+    /// that takes its fanin to zero makes it ready. Completers call it per consumer; the orchestrator for
+    /// consumers it links to a producer that had already completed.
+    void release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx);
     /// make_ready: hands a task whose fanin reached zero to its ready queue (or ends it if cancelled).
     void make_ready(std::uint32_t slot, CompletionContext& ctx);
     /// drop_reference: one reference of `slot` released (scope end, consumer done, own completion).
@@ -138,7 +142,6 @@ class Engine {
     static constexpr std::size_t kMaxReportedFailures = 16;
 
   private:
-    void release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx);
     void end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx);
 };
 

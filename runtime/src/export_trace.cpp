@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdlib>
 #include <ostream>
 #include <string>
 #include <vector>

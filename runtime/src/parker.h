@@ -43,8 +43,6 @@ class Parker {
         cv_.notify_one();
     }
 
-    [[nodiscard]] bool is_parked() const { return parked_.load(std::memory_order_seq_cst); }
-
   private:
     std::atomic<bool> parked_{false};
     bool notified_ = false;  // guarded by mutex_

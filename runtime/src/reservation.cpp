@@ -1,6 +1,5 @@
 // Room for a submit: task slots, edge nodes, heap bytes and argument-ring bytes, waiting for in-order
 // retirement while waiting can help, and a CapacityDeadlock naming the knob when it provably cannot.
-#include <algorithm>
 #include <string>
 
 #include "pto/runtime/detail/throw.h"

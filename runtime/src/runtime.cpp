@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <optional>
 #include <thread>
 
 #include "clock.h"
@@ -37,7 +36,6 @@ Runtime::Impl::Impl(const RuntimeConfig& cfg)
     orchestrator_ctx.cancelled_ready.reserve(config.window_tasks);
     candidates.reserve(4096);
     staged_producers.reserve(kMaxStagedEdges);
-    instance_marks.reserve(1024);
     if (config.executor == Executor::Compute)
         compute = std::make_unique<detail::ComputePool>(config.compute_threads);
     for (std::uint32_t i = 0; i < config.scheduler_threads; ++i)

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -111,7 +110,6 @@ struct Runtime::Impl {
     std::vector<TaskId> record_scratch;
     std::vector<TaskId> instance_scratch;
     std::vector<std::uint32_t> candidates;        // producer slots selected for linking (scratch)
-    std::vector<std::uint32_t> instance_marks;    // per instance node: how many candidates are its own
     std::vector<std::uint32_t> staged_producers;  // producers with staged consumers (SlotBook::staged_*)
     std::uint64_t staged_edges = 0;
     /// Staged edges that force a flush even inside a scope: bounds how long a long scope delays its

@@ -92,7 +92,6 @@ Scheduler::Scheduler(Engine& engine, const RunSettings& settings, ComputePool* c
     for (std::uint32_t i = 0; i < cluster_count_; ++i) {
         const std::uint32_t c = owned[i];
         ClusterState& cluster = clusters_[i];
-        cluster.cluster = c;
         cluster.units = config.aic_per_cluster + config.aiv_per_cluster;
         for (std::uint32_t u = 0; u < cluster.units; ++u)
             cluster.unit[u].global_index = global_core_index(config, c, u);

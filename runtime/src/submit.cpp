@@ -84,8 +84,9 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
     PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
     for (TensorArg& a : spec.tensors) {
         if (a.view.base != nullptr) continue;
-        stats.heap_bytes_allocated += create_info_bytes(a.view);
-        a.view.base = heap.try_allocate(create_info_bytes(a.view));
+        const std::uint64_t bytes = create_info_bytes(a.view);
+        stats.heap_bytes_allocated += bytes;
+        a.view.base = heap.try_allocate(bytes);
         PTO_ASSERT(a.view.base != nullptr, "reserve() guaranteed heap room");
         a.view.creator = id;
     }
@@ -144,27 +145,30 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
 
     const std::uint32_t slot = init_slot(spec, id, scoped);
     TaskSlot& t = engine.slots[slot];
-    PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
-    candidates.clear();
-    const std::uint32_t expected = select_producers(id, producers);
-    const std::uint64_t edge_begin = engine.edges.head();
-    // Every field is written before the first link publishes the slot (see "The fanin counter").
-    t.fanin_pending.store(static_cast<std::int32_t>(expected), std::memory_order_relaxed);
-    t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
-    t.fanin_edge_count = expected;
-    detail::SlotBook& book = books[slot];
-    book.edge_end = edge_begin + expected;
-    book.heap_end = heap.head();
-    ++next_id;
-    count_submit(spec);
-    if (config.record_graph) record_task(spec, id, producers);
+    {
+        // Ends before flush_links, which times itself into the same counter.
+        PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
+        candidates.clear();
+        const std::uint32_t expected = select_producers(id, producers);
+        const std::uint64_t edge_begin = engine.edges.head();
+        // Every field is written before the first link publishes the slot (see "The fanin counter").
+        t.fanin_pending.store(static_cast<std::int32_t>(expected), std::memory_order_relaxed);
+        t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
+        t.fanin_edge_count = expected;
+        detail::SlotBook& book = books[slot];
+        book.edge_end = edge_begin + expected;
+        book.heap_end = heap.head();
+        ++next_id;
+        count_submit(spec);
+        if (config.record_graph) record_task(spec, id, producers);
 
-    stage_links(slot, candidates.data(), expected);
-    if (spec.kind == TaskKind::Alloc) {
-        // Owns buffers and has no kernel: it completes now, but lives on while referenced.
-        engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
-    } else if (expected == 0) {
-        engine.make_ready(slot, orchestrator_ctx);
+        stage_links(slot, candidates.data(), expected);
+        if (spec.kind == TaskKind::Alloc) {
+            // Owns buffers and has no kernel: it completes now, but lives on while referenced.
+            engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
+        } else if (expected == 0) {
+            engine.make_ready(slot, orchestrator_ctx);
+        }
     }
     // Inside a scope, edges are spliced per producer when the scope ends (or the staging fills), one CAS
     // per producer instead of one per edge; outside any scope, at once.
@@ -238,7 +242,6 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
     // Phase 1: initialise every slot, fanin counts included, before any node is published, so a node that
     // completes at once finds its internal consumers ready to be released.
     candidates.clear();
-    instance_marks.clear();
     std::uint64_t edge_cursor = engine.edges.head();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const InstanceNode& n = nodes[i];
@@ -252,7 +255,6 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
         // Internal consumers each hold a reference until they finish, like dynamic ones.
         t.link.store(kLinkRefUnit * (1 + n.consumer_offsets.size()), std::memory_order_relaxed);
         const std::uint32_t external = select_producers(id, n.external_producers);
-        instance_marks.push_back(external);
         t.fanin_pending.store(static_cast<std::int32_t>(external + n.producer_offsets.size()),
                               std::memory_order_relaxed);
         t.fanin_edge_begin = static_cast<std::uint32_t>(edge_cursor);
@@ -274,18 +276,21 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
     next_id += nodes.size();
 
     // Phase 2: boundary edges, then each node settles its fanin, in node order.
-    PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
-    std::size_t offset = 0;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const InstanceNode& n = nodes[i];
-        const std::uint32_t slot = static_cast<std::uint32_t>(first.value + i) & engine.window_mask;
-        const std::uint32_t external = instance_marks[i];
-        stage_links(slot, candidates.data() + offset, external);
-        offset += external;
-        if (n.spec.kind == TaskKind::Alloc) {
-            engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
-        } else if (external + n.producer_offsets.size() == 0) {
-            engine.make_ready(slot, orchestrator_ctx);
+    {
+        // Ends before flush_links, which times itself into the same counter.
+        PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
+        std::size_t offset = 0;
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            const InstanceNode& n = nodes[i];
+            const std::uint32_t slot = static_cast<std::uint32_t>(first.value + i) & engine.window_mask;
+            const std::uint32_t external = engine.slots[slot].fanin_edge_count;
+            stage_links(slot, candidates.data() + offset, external);
+            offset += external;
+            if (n.spec.kind == TaskKind::Alloc) {
+                engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
+            } else if (external + n.producer_offsets.size() == 0) {
+                engine.make_ready(slot, orchestrator_ctx);
+            }
         }
     }
     if (!scoped || staged_edges >= kMaxStagedEdges) flush_links();

@@ -1,7 +1,6 @@
 // Checks of a submit before anything changes, so a rejected call leaves no trace: the run is open, the
 // spec is well formed, the heap can ever hold its create-infos, and its producers are earlier tasks of
 // this run. Each failure is a pto::Error naming the task.
-#include <algorithm>
 #include <string>
 
 #include "pto/runtime/detail/throw.h"

@@ -40,11 +40,8 @@ class EventQueue {
     Event pop() {
         Event e = heap_.top();
         heap_.pop();
-        now_ns_ = e.time_ns;
         return e;
     }
-    [[nodiscard]] std::int64_t now_ns() const { return now_ns_; }
-    [[nodiscard]] std::uint64_t events_pushed() const { return next_seq_; }
 
   private:
     struct Later {
@@ -56,7 +53,6 @@ class EventQueue {
     };
     std::priority_queue<Event, std::vector<Event>, Later> heap_;
     std::uint64_t next_seq_ = 0;
-    std::int64_t now_ns_ = 0;
 };
 
 }  // namespace pto::detail::sim

@@ -153,7 +153,6 @@ void Simulator::on_publish(std::uint32_t i, std::int64_t now) {
         ++producer.refs;
         if (!producer.closed) ++task.fanin;
     }
-    task.published = true;
     task.refs += 1;  // its own completion
     published_count_ = i + 1;
     if (t.kind == TaskKind::Alloc) {

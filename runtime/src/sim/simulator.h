@@ -47,7 +47,6 @@ class Simulator {
         std::int32_t fanin = 0;  // producers not yet completed, counted at publication
         std::uint32_t refs = 0;  // retirement references: own completion + linked consumers
         std::uint32_t blocks_finished = 0;
-        bool published = false;
         bool closed = false;  // completed; its fanout list was taken
         bool retired = false;
     };

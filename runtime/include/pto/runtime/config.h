@@ -44,8 +44,9 @@ struct RuntimeConfig {
 
     // ---- Capacities -------------------------------------------------------------------------------------
     /// Task window: tasks submitted but not yet retired. Power of two, 8..2^24. Default 4096.
-    /// Larger windows let the orchestrator run further ahead (and serial mode needs the whole graph) at
-    /// ~2.3 KiB of argument storage per slot; smaller windows apply back-pressure sooner.
+    /// Larger windows let the orchestrator run further ahead (and serial mode needs the whole graph), at
+    /// 64 B of slot state plus the argument ring's default 512 B per slot; smaller windows apply
+    /// back-pressure sooner.
     std::uint32_t window_tasks = 4096;
     /// Heap ring for runtime-allocated tensors (create-infos, alloc_tensors). Default 64 MiB. Pages are
     /// touched only as buffers are used. A scope whose live buffers exceed it deadlocks (CapacityDeadlock).
