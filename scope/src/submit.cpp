@@ -17,10 +17,20 @@ std::int64_t steady_ns() {
 }
 
 [[noreturn]] void throw_args_misuse(const Orchestrator::State& s, const Args& args, const TaskSpec& spec) {
-    const std::string task = "task " + std::to_string(s.runtime.next_task_id().value) + " (" +
-                             (spec.kind == TaskKind::Kernel ? "kernel " + s.runtime.kernel_name(spec.funcs[0])
-                                                            : std::string("dependency-only")) +
-                             ")";
+    // The labels of the runtime's own task descriptions, so a misuse reads the same from either layer.
+    std::string kind;
+    switch (spec.kind) {
+        case TaskKind::Kernel:
+            kind = "kernel " + s.runtime.kernel_name(spec.funcs[0]);
+            break;
+        case TaskKind::DependencyOnly:
+            kind = "dependency-only";
+            break;
+        case TaskKind::Alloc:
+            kind = "alloc_tensors";
+            break;
+    }
+    const std::string task = "task " + std::to_string(s.runtime.next_task_id().value) + " (" + kind + ")";
     if (args.has_dependencies_set_twice())
         detail::throw_error(ErrorCode::DependenciesAlreadySet,
                             task +

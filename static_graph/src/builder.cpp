@@ -54,11 +54,12 @@ NodeArgs& NodeArgs::output(const TensorCreateInfo& info) {
     p.view.is_tracked = true;
     p.view.creator = TaskId{};
     const std::uint32_t dims = info.ndim <= kMaxTensorDims ? info.ndim : 0;
-    std::int64_t stride = 1;
+    // Unsigned, as in Args::output: an absurd shape wraps here instead of overflowing; submission rejects it.
+    std::uint64_t stride = 1;
     for (int d = kMaxTensorDims - 1; d >= 0; --d) {
         const bool used = static_cast<std::uint32_t>(d) < dims;
         p.view.shape[d] = used ? info.shape[d] : 1;
-        p.view.strides[d] = used ? stride : 0;
+        p.view.strides[d] = used ? static_cast<std::int64_t>(stride) : 0;
         if (used) stride *= info.shape[d];
     }
     tensors_.push_back(p);

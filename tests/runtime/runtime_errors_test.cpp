@@ -126,6 +126,13 @@ TEST_CASE("too many tensor arguments are rejected", "[runtime][errors]") {
     });
 }
 
+TEST_CASE("too many create-infos in one alloc_tensors are rejected naming the alloc task",
+          "[runtime][errors]") {
+    const std::vector<TensorCreateInfo> infos(17, TensorCreateInfo(DataType::F32, {4}));
+    expect_error(shared_runtime(), ErrorCode::TooManyArguments, "(alloc_tensors): 17 tensor arguments",
+                 [&] { alloc_tensors(infos); });
+}
+
 TEST_CASE("submitting outside a run is rejected", "[runtime][errors]") {
     try {
         submit_aiv(kNop, Args());

@@ -68,7 +68,8 @@ class Args {
     [[nodiscard]] std::span<const TaskId> dependencies() const { return {deps_, dep_count_}; }
     [[nodiscard]] bool has_too_many_arguments() const { return too_many_; }
     [[nodiscard]] bool has_dependencies_set_twice() const { return deps_twice_; }
-    /// tensor_overflow / scalar_overflow: how many arguments were dropped (for the error message).
+    /// requested_tensors: how many tensor arguments were asked for, kept ones and dropped ones (for the
+    /// TooManyArguments message).
     [[nodiscard]] std::uint32_t requested_tensors() const { return requested_tensors_; }
 
   private:
