@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
 
     std::vector<Scenario> scenarios;
     for (const Scenario& s : select(selection)) {
-        if (is_available(s, cl.bench.executor))
+        if (supports(s.kind, s.mode))
             scenarios.push_back(s);
         else
             std::cerr << "pto-bench: skipping " << s.id << ": this build has no such scheme for the case\n";

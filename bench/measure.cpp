@@ -67,7 +67,6 @@ double locked_rmw_ns() {
 
 Summary summarize(std::vector<double> samples) {
     Summary s;
-    s.samples = samples.size();
     if (samples.empty()) return s;
     std::sort(samples.begin(), samples.end());
     const std::size_t n = samples.size();

@@ -16,7 +16,6 @@ struct Summary {
     double median = 0.0;
     double min = 0.0;
     double max = 0.0;
-    std::size_t samples = 0;
 
     [[nodiscard]] nlohmann::json to_json() const { return {{"median", median}, {"min", min}, {"max", max}}; }
 };

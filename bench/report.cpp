@@ -51,7 +51,7 @@ void print_table(std::ostream& out, const nlohmann::json& report) {
         {"tasks", 6, false},         {"fw", 5, false},           {"subtasks", 8, false}, {"edges", 6, false},
         {"orch ns/task", 12, false}, {"e2e ns/task", 11, false}, {"Mtask/s", 8, false},  {"sim us", 9, false},
         {"ovh all%", 8, false},      {"ratio", 7, false}};
-    if (vs_base) columns.push_back({"vs Base", 8, false});
+    if (vs_base) columns.push_back({kVsBaseColumnTitle.data(), 8, false});  // a literal: NUL-terminated
 
     const auto emit = [&](const std::vector<std::string>& cells) {
         std::string line;

@@ -132,16 +132,12 @@ std::string file_for(const std::string& path, const Scenario& scenario, bool sev
     return path.substr(0, dot) + "." + id + path.substr(dot);
 }
 
-bool is_available(const Scenario& scenario, Executor executor) {
-    return make_workload(scenario.kind, executor)->supports(scenario.mode);
-}
-
 nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
-    std::unique_ptr<Workload> workload = make_workload(scenario.kind, o.executor);
-    if (!workload->supports(scenario.mode))
+    if (!supports(scenario.kind, scenario.mode))
         detail::throw_error(ErrorCode::InvalidArgument,
                             "the " + std::string(to_string(scenario.kind)) + " workload has no " +
                                 std::string(examples::to_string(scenario.mode)) + " scheme");
+    std::unique_ptr<Workload> workload = make_workload(scenario.kind, o.executor);
     Checksum checksum;
     const auto body = [&] { workload->orchestrate(scenario.mode, scenario.tier); };
     const auto timed_runs = [&](Runtime& rt, bool end_to_end, auto&& after_each) {

@@ -35,9 +35,6 @@ struct BenchOptions {
 /// file_for: `path` as given for a single scenario, else with ".<scenario id>" before its extension.
 [[nodiscard]] std::string file_for(const std::string& path, const Scenario& scenario, bool several);
 
-/// is_available: whether the workload of `scenario` builds its scheme (schemes may be missing for a case).
-[[nodiscard]] bool is_available(const Scenario& scenario, Executor executor);
-
 /// run_scenario: measures `scenario` and returns its result objects (ours first, then one per peer).
 /// Throws pto::Error when a scenario cannot run (e.g. an unsupported scheme).
 [[nodiscard]] nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& options);

@@ -19,9 +19,7 @@ class ChainWorkload final : public Workload {
   public:
     explicit ChainWorkload(std::uint32_t tasks) : tasks_(tasks), rows_(tasks) {}
 
-    CaseKind kind() const override { return CaseKind::Chain; }
     nlohmann::json sizes() const override { return {{"tasks", tasks_}}; }
-    bool supports(Scheme s) const override { return s == Scheme::Manual || s == Scheme::Tensormap; }
     void register_kernels(Runtime& rt) override {
         rt.register_kernel(kStep, KernelInfo{"step", 10.0, nullptr, nullptr});
     }
@@ -61,9 +59,7 @@ class FanInWorkload final : public Workload {
   public:
     explicit FanInWorkload(std::uint32_t groups) : groups_(groups), buffer_(std::size_t{groups} * 8 * 64) {}
 
-    CaseKind kind() const override { return CaseKind::FanIn; }
     nlohmann::json sizes() const override { return {{"groups", groups_}, {"fanin", 8}}; }
-    bool supports(Scheme s) const override { return s == Scheme::Manual || s == Scheme::Tensormap; }
     void register_kernels(Runtime& rt) override {
         rt.register_kernel(kStep, KernelInfo{"produce", 10.0, nullptr, nullptr});
         rt.register_kernel(FuncId{1}, KernelInfo{"join", 10.0, nullptr, nullptr});

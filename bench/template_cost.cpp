@@ -11,7 +11,6 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -293,14 +292,6 @@ struct Row {
     pto::OrchestratorStats stats;
 };
 
-std::uint64_t edges_of(const pto::GraphRecord& g) {
-    std::set<std::pair<std::uint64_t, std::uint64_t>> e;
-    for (const pto::RecordedTask& t : g.tasks)
-        for (pto::TaskId p : g.producers_of(t))
-            e.insert({p.value, t.id.value});
-    return e.size();
-}
-
 std::uint64_t g_checksum = 0;
 
 Row measure(const Body& body, Mode mode, const Options& opts) {
@@ -347,7 +338,8 @@ Row measure(const Body& body, Mode mode, const Options& opts) {
         pto::Runtime rt(rc);
         pto::Orchestrator orch(rt);
         orch.run([&] { orchestrate(); });
-        row.edges = edges_of(rt.graph());
+        const pto::GraphCounts counts = pto::count_graph(rt.graph());
+        row.edges = counts.kernel_edges + counts.framework_edges;
     }
     pto::Runtime rt(c);
     pto::Orchestrator orch(rt);

@@ -21,10 +21,8 @@ class Workload {
   public:
     virtual ~Workload() = default;
 
-    [[nodiscard]] virtual CaseKind kind() const = 0;
     /// sizes: the shape parameters that identify this graph (part of a result's identity).
     [[nodiscard]] virtual nlohmann::json sizes() const = 0;
-    [[nodiscard]] virtual bool supports(examples::Scheme scheme) const = 0;
     /// register_kernels: names, mean durations and (compute executor) CPU functions.
     virtual void register_kernels(Runtime& runtime) = 0;
     /// prepare_run: before each run, outside the timed region (e.g. poisoning outputs in compute mode).
@@ -35,6 +33,9 @@ class Workload {
     /// when they do or when the workload has no golden check).
     [[nodiscard]] virtual std::string verify() { return {}; }
 };
+
+/// supports: whether the workload of `kind` builds `scheme` (answered without building it).
+[[nodiscard]] bool supports(CaseKind kind, examples::Scheme scheme);
 
 /// make_workload: the workload of `kind`, at full size for the instant and timed executors (buffers are
 /// fake addresses) or reduced and backed by memory for the compute executor.

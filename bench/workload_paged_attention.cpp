@@ -15,8 +15,6 @@ class PagedAttentionWorkload final : public Workload {
         : problem_(executor == Executor::Compute ? pa::compute_case() : pa::case1(),
                    executor == Executor::Compute ? pa::Memory::Real : pa::Memory::Virtual) {}
 
-    CaseKind kind() const override { return CaseKind::PagedAttention; }
-
     nlohmann::json sizes() const override {
         const pa::Shape& s = problem_.shape();
         return {{"batch", s.batch},
@@ -29,7 +27,6 @@ class PagedAttentionWorkload final : public Workload {
                 {"kernel_tasks", s.kernel_task_count()}};
     }
 
-    bool supports(Scheme s) const override { return pa::supports(s); }
     void register_kernels(Runtime& rt) override { pa::register_kernels(rt); }
     void prepare_run() override {
         if (problem_.memory() == pa::Memory::Real) problem_.poison_out();

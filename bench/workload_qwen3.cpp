@@ -20,8 +20,6 @@ class Qwen3Workload final : public Workload {
                        ? qwen3::Problem::with_memory(qwen3::Shapes::reduced())
                        : qwen3::Problem::with_fake_addresses(qwen3::Shapes::full())) {}
 
-    CaseKind kind() const override { return CaseKind::Qwen3; }
-
     nlohmann::json sizes() const override {
         const qwen3::Shapes& s = problem_.shapes();
         return {{"batch", s.batch},
@@ -35,7 +33,6 @@ class Qwen3Workload final : public Workload {
                 {"max_context", s.max_context}};
     }
 
-    bool supports(Scheme s) const override { return qwen3::supports(s); }
     void register_kernels(Runtime& rt) override { qwen3::register_kernels(rt); }
     void prepare_run() override { problem_.reset(); }
 

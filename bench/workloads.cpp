@@ -1,4 +1,6 @@
 // make_workload: routes a case to its workload (the reference graphs in examples/, or synthetic.cpp).
+#include "pto/examples/paged_attention.h"
+#include "pto/examples/qwen3.h"
 #include "pto/runtime/detail/throw.h"
 #include "workload.h"
 
@@ -7,6 +9,20 @@ namespace pto::bench {
 std::unique_ptr<Workload> make_synthetic_workload(CaseKind kind);
 std::unique_ptr<Workload> make_qwen3_workload(Executor executor);
 std::unique_ptr<Workload> make_paged_attention_workload(Executor executor);
+
+bool supports(CaseKind kind, examples::Scheme scheme) {
+    switch (kind) {
+        case CaseKind::Chain:
+        case CaseKind::FanIn:
+            // The synthetic shapes have no loop body to make a template of.
+            return scheme == examples::Scheme::Manual || scheme == examples::Scheme::Tensormap;
+        case CaseKind::Qwen3:
+            return examples::qwen3::supports(scheme);
+        case CaseKind::PagedAttention:
+            return examples::paged_attention::supports(scheme);
+    }
+    return false;
+}
 
 std::unique_ptr<Workload> make_workload(CaseKind kind, Executor executor) {
     switch (kind) {

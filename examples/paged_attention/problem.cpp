@@ -123,9 +123,6 @@ const Shape& Problem::shape() const {
 Memory Problem::memory() const {
     return impl_->memory;
 }
-std::uint32_t Problem::page_count() const {
-    return impl_->pages;
-}
 
 std::uint64_t Problem::bytes(const Shape& shape) {
     shape.validate();

@@ -182,38 +182,4 @@ void down_proj_residual_args(const Problem& p, std::uint32_t tile, Launch l, Arg
         .block_num(l.block_num);
 }
 
-void append_args(Op op, const Problem& p, std::uint32_t index, Launch l, Args& a) {
-    switch (op) {
-        case Op::RmsNorm:
-            return rmsnorm_args(p, index, a);
-        case Op::QProj:
-        case Op::KProj:
-        case Op::VProj:
-        case Op::GateProj:
-        case Op::UpProj:
-        case Op::DownProj:
-            return projection_args(op, p, index, l, a);
-        case Op::QkNorm:
-            return qk_norm_args(p, index, a);
-        case Op::RopeKvCache:
-            return rope_kv_cache_args(p, index, a);
-        case Op::QkMatmul:
-            return qk_matmul_args(p, index, l, a);
-        case Op::Softmax:
-            return softmax_args(p, index, l, a);
-        case Op::SvMatmul:
-            return sv_matmul_args(p, index, l, a);
-        case Op::OnlineSoftmax:
-            return online_softmax_args(p, index, l, a);
-        case Op::OutProjResidual:
-            return out_proj_residual_args(p, index, l, a);
-        case Op::PostRmsNorm:
-            return post_rmsnorm_args(p, index, a);
-        case Op::Silu:
-            return silu_args(p, index, l, a);
-        case Op::DownProjResidual:
-            return down_proj_residual_args(p, index, l, a);
-    }
-}
-
 }  // namespace pto::examples::qwen3

@@ -87,9 +87,7 @@ inline std::uint32_t kv_per_chunk(const Shapes& s) {
 /// e.g. qk_norm reads whole q and k tiles (all q_proj and k_proj launches), rope reads row b of v (all
 /// v_proj launches of the tile, which write column ranges of every row), out_proj reads all attention
 /// rows of its tile, and down_proj_residual reads the h1 columns of the same-index out_proj launch.
-void append_args(Op op, const Problem& problem, std::uint32_t index, Launch launch, Args& a);
-
-/// Per-operator forms of append_args (same contract).
+/// One function per operator (index: the tile or row of the scope):
 void rmsnorm_args(const Problem& p, std::uint32_t tile, Args& a);
 void projection_args(Op op, const Problem& p, std::uint32_t tile, Launch l, Args& a);  // q/k/v/gate/up/down
 void qk_norm_args(const Problem& p, std::uint32_t tile, Args& a);

@@ -63,8 +63,6 @@ class VirtualAddressSpace {
 
     /// reserve: a fresh address range of `bytes` (64-byte aligned). Throws std::bad_alloc when exhausted.
     [[nodiscard]] void* reserve(std::uint64_t bytes);
-    /// reset: forgets every reservation (addresses are reused by later reserve calls).
-    void reset() { used_ = 0; }
 
   private:
     void* base_;

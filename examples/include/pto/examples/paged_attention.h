@@ -89,7 +89,6 @@ class Problem {
 
     [[nodiscard]] const Shape& shape() const;
     [[nodiscard]] Memory memory() const;
-    [[nodiscard]] std::uint32_t page_count() const;
     /// bytes: host memory a Real problem of `shape` needs (query, caches, block table, output).
     [[nodiscard]] static std::uint64_t bytes(const Shape& shape);
 
