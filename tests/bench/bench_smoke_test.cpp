@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/scratch.h"
+
 #ifndef PTO_BENCH_EXE
 #error "PTO_BENCH_EXE must name the pto-bench executable"
 #endif
@@ -17,11 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// run_bench: runs pto-bench with `arguments`, stdout to a file; returns the exit status.
+/// run_bench: runs pto-bench with `arguments`, its output to `out`; returns the exit status.
 int run_bench(const std::string& arguments, const fs::path& out) {
-    const std::string command = std::string(PTO_BENCH_EXE) + " " + arguments + " > " + out.string() + " 2>&1";
-    const int status = std::system(command.c_str());
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return pto::test::run_program(PTO_BENCH_EXE, arguments, out);
 }
 
 nlohmann::json load(const fs::path& path) {
@@ -64,8 +64,7 @@ void check_result(const nlohmann::json& r) {
 }  // namespace
 
 TEST_CASE("a short paged-attention sweep writes a complete pto-bench/1 report", "[bench][smoke]") {
-    const fs::path dir = fs::temp_directory_path() / "pto-bench-smoke-pa";
-    fs::create_directories(dir);
+    const fs::path dir = pto::test::scratch_dir("pto-bench-smoke-pa");
     const fs::path json = dir / "results.json";
     REQUIRE(run_bench("--reps 3 --warmup 1 --case paged_attention --json " + json.string(),
                       dir / "stdout.txt") == 0);
@@ -86,15 +85,13 @@ TEST_CASE("a short paged-attention sweep writes a complete pto-bench/1 report", 
     }
     CHECK(results.at(0).at("mode") == "manual");
     CHECK(results.at(0).at("edges") == 1440);
-    std::ifstream table(dir / "stdout.txt");
-    const std::string text((std::istreambuf_iterator<char>(table)), std::istreambuf_iterator<char>());
+    const std::string text = pto::test::read_text(dir / "stdout.txt");
     CHECK(text.find("orch ns/task") != std::string::npos);
     CHECK(text.find("vs Base") == std::string::npos);  // no baseline, no column
 }
 
 TEST_CASE("one Qwen3 tier reports the launch counts of SPEC §6.1", "[bench][smoke]") {
-    const fs::path dir = fs::temp_directory_path() / "pto-bench-smoke-qwen3";
-    fs::create_directories(dir);
+    const fs::path dir = pto::test::scratch_dir("pto-bench-smoke-qwen3");
     const fs::path json = dir / "results.json";
     REQUIRE(run_bench("--reps 3 --warmup 1 --case qwen3 --spmd-4 --mode A,B --json " + json.string(),
                       dir / "stdout.txt") == 0);
@@ -110,13 +107,10 @@ TEST_CASE("one Qwen3 tier reports the launch counts of SPEC §6.1", "[bench][smo
 }
 
 TEST_CASE("bad options print the usage and exit with status 2", "[bench][smoke]") {
-    const fs::path dir = fs::temp_directory_path() / "pto-bench-smoke-usage";
-    fs::create_directories(dir);
-    CHECK(run_bench("--case nonsense", dir / "out.txt") == 2);
-    CHECK(run_bench("--tier 9", dir / "out.txt") == 2);
-    CHECK(run_bench("--reps 0", dir / "out.txt") == 2);
-    CHECK(run_bench("--no-such-option", dir / "out.txt") == 2);
-    std::ifstream out(dir / "out.txt");
-    const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
-    CHECK(text.find("Usage:") != std::string::npos);
+    const fs::path dir = pto::test::scratch_dir("pto-bench-smoke-usage");
+    for (const char* bad : {"--case nonsense", "--tier 9", "--reps 0", "--no-such-option"}) {
+        INFO(bad);
+        CHECK(run_bench(bad, dir / "out.txt") == 2);
+        CHECK(pto::test::read_text(dir / "out.txt").find("Usage:") != std::string::npos);
+    }
 }

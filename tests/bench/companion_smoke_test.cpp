@@ -3,14 +3,14 @@
 // different number of tasks), and both reject bad options with status 2.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "support/scratch.h"
 
 #ifndef PTO_BENCH_TENSORMAP_EXE
 #error "PTO_BENCH_TENSORMAP_EXE must name the pto-bench-tensormap executable"
@@ -19,29 +19,16 @@
 #error "PTO_BENCH_TEMPLATES_EXE must name the pto-bench-templates executable"
 #endif
 
-namespace {
-
 namespace fs = std::filesystem;
-
-/// run: runs `exe arguments` with stdout and stderr to `out`; returns the exit status.
-int run(const char* exe, const std::string& arguments, const fs::path& out) {
-    const std::string command = std::string(exe) + " " + arguments + " > " + out.string() + " 2>&1";
-    const int status = std::system(command.c_str());
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-}  // namespace
+using pto::test::read_text;
+using pto::test::run_program;
+using pto::test::scratch_dir;
 
 TEST_CASE("pto-bench-tensormap reports every scenario at every view count", "[bench][smoke]") {
-    const fs::path dir = fs::temp_directory_path() / "pto-bench-smoke-tensormap";
-    fs::create_directories(dir);
+    const fs::path dir = scratch_dir("pto-bench-smoke-tensormap");
     const fs::path json = dir / "scaling.json";
-    REQUIRE(run(PTO_BENCH_TENSORMAP_EXE, "--reps 3 --batch 4 --json " + json.string(), dir / "out.txt") == 0);
+    REQUIRE(run_program(PTO_BENCH_TENSORMAP_EXE, "--reps 3 --batch 4 --json " + json.string(),
+                        dir / "out.txt") == 0);
     std::ifstream in(json);
     const nlohmann::json report = nlohmann::json::parse(in);
     CHECK(report.at("schema") == "pto-bench-tensormap/1");
@@ -62,9 +49,8 @@ TEST_CASE("pto-bench-tensormap reports every scenario at every view count", "[be
 }
 
 TEST_CASE("pto-bench-templates measures every body in every mode", "[bench][smoke]") {
-    const fs::path dir = fs::temp_directory_path() / "pto-bench-smoke-templates";
-    fs::create_directories(dir);
-    REQUIRE(run(PTO_BENCH_TEMPLATES_EXE, "--reps 2 --warmup 0", dir / "out.txt") == 0);
+    const fs::path dir = scratch_dir("pto-bench-smoke-templates");
+    REQUIRE(run_program(PTO_BENCH_TEMPLATES_EXE, "--reps 2 --warmup 0", dir / "out.txt") == 0);
     const std::string text = read_text(dir / "out.txt");
     for (const char* body : {"chain4 ", "diamond10 ", "qwen3_s3 "})
         for (const char* mode : {" manual ", " static-manual ", " tensormap ", " static-tensormap "}) {
@@ -76,10 +62,9 @@ TEST_CASE("pto-bench-templates measures every body in every mode", "[bench][smok
 }
 
 TEST_CASE("the companion benchmarks reject bad options with status 2", "[bench][smoke]") {
-    const fs::path dir = fs::temp_directory_path() / "pto-bench-smoke-companions";
-    fs::create_directories(dir);
-    CHECK(run(PTO_BENCH_TENSORMAP_EXE, "--order diagonal", dir / "out.txt") == 2);
-    CHECK(run(PTO_BENCH_TENSORMAP_EXE, "--reps 0", dir / "out.txt") == 2);
-    CHECK(run(PTO_BENCH_TEMPLATES_EXE, "--body nonsense", dir / "out.txt") == 2);
-    CHECK(run(PTO_BENCH_TEMPLATES_EXE, "--no-such-option", dir / "out.txt") == 2);
+    const fs::path dir = scratch_dir("pto-bench-smoke-companions");
+    CHECK(run_program(PTO_BENCH_TENSORMAP_EXE, "--order diagonal", dir / "out.txt") == 2);
+    CHECK(run_program(PTO_BENCH_TENSORMAP_EXE, "--reps 0", dir / "out.txt") == 2);
+    CHECK(run_program(PTO_BENCH_TEMPLATES_EXE, "--body nonsense", dir / "out.txt") == 2);
+    CHECK(run_program(PTO_BENCH_TEMPLATES_EXE, "--no-such-option", dir / "out.txt") == 2);
 }

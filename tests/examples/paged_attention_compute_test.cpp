@@ -8,12 +8,11 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "pto/examples/paged_attention.h"
 #include "support/graph_checks.h"
+#include "support/scratch.h"
 
 using namespace pto;
 using namespace pto::examples;
@@ -39,18 +38,11 @@ ComputeRun run_compute(Problem& problem, Scheme scheme, double jitter, std::uint
     problem.poison_out();
     pto::run(rt, [&] { build(problem, scheme); });
     ComputeRun r;
-    const std::string dir = (std::filesystem::temp_directory_path() / "pto_pa_compute_test").string();
+    const std::string dir = test::scratch_dir("pto_pa_compute_test").string();
     r.golden = check_golden(problem, "paged_attention_" + std::string(1, letter(scheme)), dir);
     r.ordering = test::check_ordering(rt.graph(), test::spans_from_subtasks(rt.graph(), rt.subtasks()));
     r.exactly_once = test::check_exactly_once_records(rt.graph(), rt.subtasks());
     return r;
-}
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 }  // namespace
@@ -94,7 +86,7 @@ TEST_CASE("one head tile per KV head and single-group sequences also match",
 
 TEST_CASE("a golden mismatch writes golden and actual tensors with a readable header",
           "[examples][paged_attention][golden]") {
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "pto_pa_mismatch_test";
+    const std::filesystem::path dir = test::scratch_dir("pto_pa_mismatch_test");
     std::filesystem::remove_all(dir);
     const std::vector<float> golden = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f};
     std::vector<float> actual = golden;
@@ -106,8 +98,8 @@ TEST_CASE("a golden mismatch writes golden and actual tensors with a readable he
     CHECK(r.first_bad == 4);
     CHECK(std::isinf(r.max_abs_error));  // NaN counts as an infinite error
     REQUIRE(r.dump_prefix == (dir / "pa_out").string());
-    const std::string g = read_file(r.dump_prefix + ".golden.txt");
-    const std::string a = read_file(r.dump_prefix + ".actual.txt");
+    const std::string g = test::read_text(r.dump_prefix + ".golden.txt");
+    const std::string a = test::read_text(r.dump_prefix + ".actual.txt");
     CHECK_THAT(g, Catch::Contains("# name: pa/out"));
     CHECK_THAT(g, Catch::Contains("# shape: [2, 3]"));
     CHECK_THAT(g, Catch::Contains("# dtype: f32"));

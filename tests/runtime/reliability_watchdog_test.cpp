@@ -31,6 +31,7 @@ constexpr std::uint32_t kTimeoutMs = 1000;
 struct Gate {
     std::atomic<bool> open{false};
     std::atomic<int> entered{0};
+    std::atomic<int> returned{0};
     std::atomic<int> ok_runs{0};
 
     void release() {
@@ -41,6 +42,7 @@ struct Gate {
         auto* g = static_cast<Gate*>(ctx.user);
         g->entered.fetch_add(1);
         g->open.wait(false);
+        g->returned.fetch_add(1);
         return 0;
     }
     static int ok(const KernelContext& ctx) {
@@ -257,6 +259,8 @@ TEST_CASE("a runtime destroyed while an aborted run's kernel still runs waits fo
         // Either order of "release" and "destroy" must be safe: the destructor waits for the kernel.
         releaser = std::thread([&] { gate.release(); });
     }
+    // Checked before joining the releaser: only the runtime's destructor can have waited for the kernel.
+    CHECK(gate.returned.load() == 1);
     releaser.join();
     CHECK(gate.entered.load() == 1);
 }

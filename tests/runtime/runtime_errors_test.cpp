@@ -141,11 +141,13 @@ TEST_CASE("submitting outside a run is rejected", "[runtime][errors]") {
         CHECK(e.code() == ErrorCode::NoActiveRun);
         CHECK_THAT(e.what(), Catch::Contains("submit_aiv outside a run"));
     }
-    CHECK_THROWS_AS(
-        [] {
-            PTO2_SCOPE(MANUAL) {}
-        }(),
-        Error);
+    try {
+        PTO2_SCOPE(MANUAL) {}
+        FAIL("expected NoActiveRun");
+    } catch (const Error& e) {
+        CHECK(e.code() == ErrorCode::NoActiveRun);
+        CHECK_THAT(e.what(), Catch::Contains("PTO2_SCOPE(MANUAL) outside a run"));
+    }
 }
 
 TEST_CASE("a run inside a run is rejected", "[runtime][errors]") {

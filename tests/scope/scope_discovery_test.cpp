@@ -140,17 +140,23 @@ TEST_CASE("a runtime-allocated output is found through its creator", "[scope][al
 //   a, b, c ──► join (dependency-only) ──► d, e
 TEST_CASE("a dependency-only task joins N producers to M consumers with N + M edges", "[scope][join]") {
     Runtime rt(recording());
-    pto::run(rt, [] {
+    std::vector<TaskId> first;
+    TaskId join, d, e;
+    pto::run(rt, [&] {
         PTO2_SCOPE(MANUAL) {
-            std::vector<TaskId> first;
             for (int i = 0; i < 3; ++i)
                 first.push_back(submit_aic(kK, Args()).task_id());
-            const TaskId join = submit_dependency_only(Args().set_dependencies(first)).task_id();
-            submit_aiv(kK, Args().set_dependencies(&join, 1));
-            submit_aiv(kK, Args().set_dependencies(&join, 1));
+            join = submit_dependency_only(Args().set_dependencies(first)).task_id();
+            d = submit_aiv(kK, Args().set_dependencies(&join, 1)).task_id();
+            e = submit_aiv(kK, Args().set_dependencies(&join, 1)).task_id();
         }
     });
-    CHECK(edges_of(rt.graph()).size() == 5);
+    CHECK(edges_of(rt.graph()) ==
+          std::set<std::pair<std::uint64_t, std::uint64_t>>{{first[0].value, join.value},
+                                                            {first[1].value, join.value},
+                                                            {first[2].value, join.value},
+                                                            {join.value, d.value},
+                                                            {join.value, e.value}});
     CHECK(rt.last_report().framework_tasks == 1);
     CHECK(rt.last_report().completed == 6);
 }

@@ -91,6 +91,10 @@ TEST_CASE("random DAGs with failing kernels account for every task", "[stress][f
             rt, [&] { test::submit_random_dag(nodes, kLog); }, RunOptions{.throw_on_kernel_failure = false});
         CHECK(r.completed + r.failed + r.cancelled == r.submitted);
         CHECK(r.submitted == nodes.size());
+        // The faults are a function of task id and block (about 20 per round here), and a failed task in a
+        // 400-task DAG has consumers: both outcomes really occur, so the sum above is not trivially met.
+        CHECK(r.failed > 0);
+        CHECK(r.cancelled > 0);
         CHECK(rt.retired_before() == rt.next_task_id());
     }
 }

@@ -28,10 +28,6 @@ class ExecutionLog {
     static int kernel(const KernelContext& ctx) {
         auto& log = *static_cast<ExecutionLog*>(ctx.user);
         const std::uint64_t start = log.sequence_.fetch_add(1, std::memory_order_acq_rel);
-        // A little work widens the window in which a missed dependency would show.
-        volatile std::uint64_t spin = 0;
-        for (std::uint32_t i = 0; i < log.work_; ++i)
-            spin = spin + i;
         const std::uint64_t end = log.sequence_.fetch_add(1, std::memory_order_acq_rel);
         const std::uint64_t at = log.count_.fetch_add(1, std::memory_order_relaxed);
         if (at >= log.entries_.size()) throw std::runtime_error("ExecutionLog capacity exceeded");
@@ -39,7 +35,6 @@ class ExecutionLog {
         return 0;
     }
 
-    void set_work(std::uint32_t iterations) { work_ = iterations; }
     void clear() {
         count_.store(0);
         sequence_.store(0);
@@ -52,7 +47,6 @@ class ExecutionLog {
     std::vector<ExecutionEntry> entries_;
     std::atomic<std::uint64_t> sequence_{0};
     std::atomic<std::uint64_t> count_{0};
-    std::uint32_t work_ = 0;
 };
 
 }  // namespace pto::test
