@@ -9,6 +9,7 @@
 
 #include "support/catch_printers.h"
 #include "pto/static_graph/template.h"
+#include "support/expect_error.h"
 
 using namespace pto;
 
@@ -17,19 +18,7 @@ namespace {
 constexpr FuncId kA{1};
 constexpr FuncId kB{2};
 
-/// expect_error: runs `fn`, which must throw pto::Error with `code` and a message containing every part.
-template <class Fn>
-void expect_error(Fn&& fn, ErrorCode code, std::initializer_list<std::string> parts) {
-    try {
-        fn();
-        FAIL("no pto::Error thrown; expected " << to_string(code));
-    } catch (const Error& e) {
-        INFO(e.what());
-        CHECK(e.code() == code);
-        for (const std::string& p : parts)
-            CHECK(std::string(e.message()).find(p) != std::string::npos);
-    }
-}
+using pto::test::expect_error;
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include "support/catch_printers.h"
 #include "pto/static_graph/instance.h"
+#include "support/expect_error.h"
 
 using namespace pto;
 
@@ -16,18 +17,7 @@ namespace {
 
 constexpr FuncId kK{0};
 
-template <class Fn>
-void expect_error(Fn&& fn, ErrorCode code, std::initializer_list<std::string> parts) {
-    try {
-        fn();
-        FAIL("no pto::Error thrown; expected " << to_string(code));
-    } catch (const Error& e) {
-        INFO(e.what());
-        CHECK(e.code() == code);
-        for (const std::string& p : parts)
-            CHECK(std::string(e.message()).find(p) != std::string::npos);
-    }
-}
+using pto::test::expect_error;
 
 RuntimeConfig serial() {
     RuntimeConfig c;
