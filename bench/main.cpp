@@ -132,10 +132,11 @@ int main(int argc, char** argv) {
     app.add_option("--sim-trace", cl.bench.sim_trace_path,
                    "write a Perfetto / Chrome trace of the simulated device timeline to FILE");
     app.add_option("--dot", cl.bench.dot_path, "write the task graph as Graphviz DOT to FILE");
-    app.add_flag(
-        "--kernel-stats", cl.bench.kernel_stats,
-        "print per-kernel timing statistics (instances, mean, median, P90, P99) of the simulated timeline, "
-        "and of the recorded run when --trace is given");
+    app.add_flag("--kernel-stats", cl.bench.kernel_stats,
+                 "print per-kernel timing statistics (instances, total, mean, min, max, median, P90, P99) of "
+                 "the simulated "
+                 "timeline, "
+                 "and of the recorded run when --trace is given");
     app.add_option(
         "--plot", cl.plot_path,
         "write an SVG chart of orchestration ns/task and predicted makespan per SPMD tier to FILE");
