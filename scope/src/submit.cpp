@@ -16,8 +16,9 @@ std::int64_t steady_ns() {
         .count();
 }
 
-[[noreturn]] void throw_args_misuse(const Orchestrator::State& s, const Args& args, const TaskSpec& spec) {
-    // The labels of the runtime's own task descriptions, so a misuse reads the same from either layer.
+/// describe_task: "task N (kernel NAME)" for the task about to be submitted, with the labels of the
+/// runtime's own task descriptions, so a misuse reads the same whichever layer reports it.
+std::string describe_task(const Orchestrator::State& s, const TaskSpec& spec) {
     std::string kind;
     switch (spec.kind) {
         case TaskKind::Kernel:
@@ -30,7 +31,11 @@ std::int64_t steady_ns() {
             kind = "alloc_tensors";
             break;
     }
-    const std::string task = "task " + std::to_string(s.runtime.next_task_id().value) + " (" + kind + ")";
+    return "task " + std::to_string(s.runtime.next_task_id().value) + " (" + kind + ")";
+}
+
+[[noreturn]] void throw_args_misuse(const Orchestrator::State& s, const Args& args, const TaskSpec& spec) {
+    const std::string task = describe_task(s, spec);
     if (args.has_dependencies_set_twice())
         detail::throw_error(ErrorCode::DependenciesAlreadySet,
                             task +
@@ -148,7 +153,12 @@ TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0
     std::span<const TaskId> producers = args.dependencies();
     if (discover) {
         s.deps.assign(producers.begin(), producers.end());
-        prepare_and_find(s, spec.tensors, s.deps);
+        try {
+            prepare_and_find(s, spec.tensors, s.deps);
+        } catch (const Error& e) {
+            // Discovery runs before the runtime's own checks, and the tensormap knows views, not tasks.
+            detail::throw_error(e.code(), describe_task(s, spec) + ": " + std::string(e.message()));
+        }
         producers = s.deps;
     }
     const TaskId id = rt.submit(spec, producers, scoped);

@@ -8,6 +8,7 @@
 
 #include "support/catch_printers.h"
 #include "pto/scope/orchestration.h"
+#include "support/expect_error.h"
 
 using namespace pto;
 
@@ -175,4 +176,23 @@ TEST_CASE("alloc_tensors hands out distinct buffers owned by one task", "[scope]
         }
     });
     CHECK(rt.last_report().framework_tasks == 1);
+}
+
+TEST_CASE("a tracked view of more than 5 dimensions in an AUTO scope is an InvalidTensor naming the task",
+          "[scope][errors]") {
+    Runtime rt(recording());
+    std::vector<float> buffer(16);
+    TensorView bad = TensorView::contiguous(buffer.data(), DataType::F32, {16});
+    bad.ndim = 6;  // set by hand: the tensormap is the first to read it
+    pto::test::expect_error(
+        [&] {
+            pto::run(rt, [&] {
+                PTO2_SCOPE() {
+                    submit_aiv(kK, Args().input(bad));
+                }
+            });
+        },
+        ErrorCode::InvalidTensor, {"(kernel ", "6"});
+    // The runtime serves the next run.
+    CHECK(pto::run(rt, [] { submit_aiv(kK, Args()); }).completed == 1);
 }
