@@ -12,7 +12,7 @@ FUZZ_PACKAGES := clang libclang-rt-14-dev libomp-14-dev
 FUZZ_SECONDS ?= 60
 SOAK_TASKS   ?= 10000000
 
-.PHONY: all deps build bench test asan tsan fuzz soak format clean
+.PHONY: all deps build bench test asan tsan fuzz soak format format-check clean
 
 all: build
 
@@ -57,9 +57,16 @@ soak: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target pto-soak
 	./$(BUILD)/bench/pto-soak --tasks $(SOAK_TASKS)
 
+SOURCES = find runtime scope tensormap static_graph examples bench tests \( -name '*.h' -o -name '*.cpp' \)
+
 format:
 	@./.ci/install-deps clang-format
-	find runtime scope tensormap static_graph examples bench tests -name '*.h' -o -name '*.cpp' | xargs clang-format -i
+	$(SOURCES) | xargs clang-format -i
+
+# Fails, listing the places, if any source differs from what `make format` would write.
+format-check:
+	@./.ci/install-deps clang-format
+	$(SOURCES) | xargs clang-format --dry-run --Werror
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
