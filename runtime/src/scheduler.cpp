@@ -345,6 +345,13 @@ void Scheduler::start_running(ClusterState& cluster, CoreState& core, std::int64
             const double unit = static_cast<double>(next_random() >> 11) * 0x1.0p-53;  // [0, 1)
             delay = static_cast<std::int64_t>(static_cast<double>(duration) * jitter * unit);
         }
+        // An absolute delay as well: CPU kernels run for milliseconds, far longer than the device times
+        // timed_jitter scales, so only this one reorders them enough to expose a missing edge.
+        const double start_jitter_us = engine_.config.compute_start_jitter_us;
+        if (start_jitter_us > 0.0) {
+            const double unit = static_cast<double>(next_random() >> 11) * 0x1.0p-53;  // [0, 1)
+            delay += static_cast<std::int64_t>(start_jitter_us * 1000.0 * unit);
+        }
         compute_->submit(ComputeJob{&engine_, &core, ref.slot, ref.block, ref.lane, index_, delay});
     }
 }
