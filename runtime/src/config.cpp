@@ -46,6 +46,26 @@ std::optional<Executor> parse_executor(std::string_view name) {
     return std::nullopt;
 }
 
+std::string_view to_string(DependencyCheck c) {
+    switch (c) {
+        case DependencyCheck::Off:
+            return "off";
+        case DependencyCheck::Report:
+            return "report";
+        case DependencyCheck::Error:
+            return "error";
+    }
+    return "?";
+}
+
+std::optional<DependencyCheck> parse_dependency_check(std::string_view text) {
+    if (text == "0") return DependencyCheck::Off;
+    if (text == "1") return DependencyCheck::Report;
+    for (DependencyCheck c : {DependencyCheck::Off, DependencyCheck::Report, DependencyCheck::Error})
+        if (to_string(c) == text) return c;
+    return std::nullopt;
+}
+
 void RuntimeConfig::validate() const {
     check_range("cluster_count", cluster_count, 1, 4096);
     check_range("aic_per_cluster", aic_per_cluster, 1, 1);
@@ -60,6 +80,11 @@ void RuntimeConfig::validate() const {
     if (!(timed_jitter >= 0.0 && timed_jitter <= 1.0))
         bad_knob("timed_jitter", std::to_string(timed_jitter), "must be in 0..1");
     check_range("compute_threads", compute_threads, 0, 1024);
+    if (!(compute_start_jitter_us >= 0.0 && compute_start_jitter_us <= 1e6))
+        bad_knob("compute_start_jitter_us", std::to_string(compute_start_jitter_us), "must be in 0..1e6");
+    if (static_cast<std::uint8_t>(check_dependencies) > static_cast<std::uint8_t>(DependencyCheck::Error))
+        bad_knob("check_dependencies", std::to_string(static_cast<int>(check_dependencies)),
+                 "must be Off, Report or Error");
 }
 
 }  // namespace pto

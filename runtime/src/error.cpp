@@ -43,6 +43,8 @@ std::string_view to_string(ErrorCode code) {
             return "BoundaryMismatch";
         case ErrorCode::InvalidArgument:
             return "InvalidArgument";
+        case ErrorCode::MissingDependency:
+            return "MissingDependency";
     }
     return "Unknown";
 }

@@ -1,6 +1,8 @@
 // Creates the "pto" logger once, on first use.
 #include "logging.h"
 
+#include "pto/runtime/detail/log.h"
+
 #include <cstdlib>
 #include <string>
 
@@ -17,6 +19,10 @@ spdlog::logger& logger() {
         return log;
     }();
     return *instance;
+}
+
+void log_warning(std::string_view message) {
+    logger().warn("{}", message);
 }
 
 }  // namespace pto::detail

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "clock.h"
+#include "start_delay.h"
 #include "pto/runtime/detail/throw.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -336,15 +337,18 @@ void Scheduler::start_running(ClusterState& cluster, CoreState& core, std::int64
         }
         core.end_ns = now + duration;
     } else {
-        std::int64_t delay = 0;
-        const double jitter = engine_.config.timed_jitter;
-        if (jitter > 0.0) {
+        // One draw per jitter that is on: without jitter the compute executor touches no random state.
+        const RuntimeConfig& config = engine_.config;
+        const auto draw = [this] { return static_cast<double>(next_random() >> 11) * 0x1.0p-53; };  // [0, 1)
+        std::int64_t duration = 0;
+        double unit_relative = 0.0, unit_absolute = 0.0;
+        if (config.timed_jitter > 0.0) {
             const FuncId func = engine_.slots[ref.slot].funcs[ref.lane];
-            const std::int64_t duration =
-                func.value < settings_.duration_ns.size() ? settings_.duration_ns[func.value] : 0;
-            const double unit = static_cast<double>(next_random() >> 11) * 0x1.0p-53;  // [0, 1)
-            delay = static_cast<std::int64_t>(static_cast<double>(duration) * jitter * unit);
+            duration = func.value < settings_.duration_ns.size() ? settings_.duration_ns[func.value] : 0;
+            unit_relative = draw();
         }
+        if (config.compute_start_jitter_us > 0.0) unit_absolute = draw();
+        const std::int64_t delay = compute_start_delay_ns(config, duration, unit_relative, unit_absolute);
         compute_->submit(ComputeJob{&engine_, &core, ref.slot, ref.block, ref.lane, index_, delay});
     }
 }

@@ -1,5 +1,6 @@
 // Orchestrator run lifecycle, the thread-local current run, and scopes (SPEC §3): AUTO/MANUAL nesting rules
 // and dropping a scope's references when it ends.
+#include <cstdlib>
 #include <string>
 
 #include "orchestrator_state.h"
@@ -9,6 +10,15 @@ namespace pto {
 namespace {
 
 thread_local Orchestrator::State* t_current = nullptr;
+
+/// checker_mode: RuntimeConfig::check_dependencies, unless PTO_CHECK_DEPS names another mode.
+DependencyCheck checker_mode(const RuntimeConfig& config) {
+    const char* env = std::getenv("PTO_CHECK_DEPS");
+    if (env == nullptr || *env == '\0') return config.check_dependencies;
+    if (const auto mode = parse_dependency_check(env)) return *mode;
+    detail::throw_error(ErrorCode::InvalidConfig,
+                        std::string("PTO_CHECK_DEPS='") + env + "': expected 0, 1, off, report or error");
+}
 
 }  // namespace
 
@@ -28,6 +38,12 @@ Orchestrator::State& require_state(const char* call) {
 
 }  // namespace detail
 
+std::string Orchestrator::State::describe_scope() const {
+    if (scopes.empty()) return "outside every scope";
+    return std::string(scopes.back().mode == ScopeMode::Manual ? "MANUAL" : "AUTO") + " scope at depth " +
+           std::to_string(scopes.size());
+}
+
 Orchestrator::State::State(Runtime& rt) : runtime(rt) {
     scopes.reserve(64);
     deps.reserve(1024);
@@ -40,7 +56,13 @@ void Orchestrator::begin() {
     if (t_current != nullptr) [[unlikely]]
         detail::throw_error(ErrorCode::RunInProgress,
                             "a run is already open on this thread; orchestration functions do not nest");
+    const DependencyCheck check = checker_mode(runtime_.config());
     runtime_.begin_run();
+    if (check == DependencyCheck::Off)
+        state_->checker.reset();
+    else if (state_->checker == nullptr || state_->checker->mode() != check)
+        state_->checker = std::make_unique<detail::DependencyChecker>(runtime_, check);
+    if (state_->checker) state_->checker->begin_run(runtime_.next_task_id());
     state_->scopes.clear();
     if (state_->map) state_->map->clear();
     state_->stats = &runtime_.orchestrator_stats();
@@ -53,6 +75,7 @@ RunReport Orchestrator::finish(const RunOptions& options) {
     runtime_.end_orchestration();
     RunReport report = runtime_.end_run();
     if (state_->map) state_->map->clear();
+    if (state_->checker) state_->checker->add_to(report);
     if (options.throw_on_kernel_failure && report.failed > 0) {
         const TaskFailure& first = report.failures.front();
         detail::throw_error(ErrorCode::KernelFailed,

@@ -7,8 +7,10 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "dependency_checker.h"
 #include "pto/scope/orchestration.h"
 #include "pto/tensormap/tensormap.h"
 
@@ -35,6 +37,9 @@ struct Orchestrator::State {
     std::uint32_t prepared_mask = 0;
     std::uint32_t prepared_count = 0;
     bool is_profiling = false;  // RuntimeConfig::profile_orchestrator of the current run
+    /// The dependency checker of the current run; null when it is off, so the submit path pays one
+    /// predictable branch.
+    std::unique_ptr<detail::DependencyChecker> checker;
 
     TensorMap& tensormap() {
         if (!map) [[unlikely]]
@@ -44,6 +49,16 @@ struct Orchestrator::State {
     [[nodiscard]] bool is_discovering() const {
         return scopes.empty() || scopes.back().mode == ScopeMode::Auto;
     }
+    /// map_watermark: entries of tasks below it are ignored by lookups. Normally the retirement watermark;
+    /// with the checker on, the checker's horizon, so what the tensormap finds does not depend on how far
+    /// retirement happened to get (edges to retired producers are then skipped by the runtime).
+    [[nodiscard]] TaskId map_watermark() const {
+        if (checker != nullptr) [[unlikely]]
+            return checker->horizon(runtime.next_task_id());
+        return runtime.retired_before();
+    }
+    /// describe_scope: "MANUAL scope at depth 2", for the checker's messages.
+    [[nodiscard]] std::string describe_scope() const;
 };
 
 namespace detail {

@@ -53,7 +53,7 @@ std::string describe_task(const Orchestrator::State& s, const TaskSpec& spec) {
 void prepare_and_find(Orchestrator::State& s, std::span<const TensorArg> tensors, std::vector<TaskId>& out) {
     const std::int64_t t0 = s.is_profiling ? steady_ns() : 0;
     TensorMap& map = s.tensormap();
-    const TaskId retired = s.runtime.retired_before();
+    const TaskId retired = s.map_watermark();
     std::uint32_t mask = 0;
     std::uint32_t lookups = 0;
     for (std::uint32_t i = 0; i < tensors.size(); ++i) {
@@ -79,7 +79,7 @@ void record_prepared(Orchestrator::State& s, TaskId id) {
     Runtime& rt = s.runtime;
     TensorMap& map = s.tensormap();
     // Only wait_for_retirement advances the watermark on this thread.
-    TaskId retired = rt.retired_before();
+    TaskId retired = s.map_watermark();
     for (std::uint32_t mask = s.prepared_mask; mask != 0; mask &= mask - 1) {
         const TensorMap::Access& access = s.accesses[static_cast<std::size_t>(std::countr_zero(mask))];
         while (!map.try_record(access, id, retired))
@@ -100,7 +100,7 @@ void find_producers(Orchestrator::State& s, std::span<const TensorArg> tensors, 
     const bool profile = rt.is_profiling();
     const std::int64_t t0 = profile ? steady_ns() : 0;
     TensorMap& map = s.tensormap();
-    const TaskId retired = rt.retired_before();
+    const TaskId retired = s.map_watermark();
     TensorMap::Access access;
     for (const TensorArg& a : tensors) {
         if (!a.view.is_tracked || a.view.base == nullptr) continue;
@@ -122,14 +122,43 @@ void record(Orchestrator::State& s, std::span<const TensorArg> tensors, TaskId i
         // Buffers this task allocated are found through their creator, never through the map.
         if (!a.view.is_tracked || a.view.creator == id) continue;
         map.prepare(a.view, a.direction, access);
-        while (!map.try_record(access, id, rt.retired_before()))
+        // The first try keeps entries down to the checker's horizon when it is on; after a wait only
+        // retirement can free entries.
+        TaskId watermark = s.map_watermark();
+        while (!map.try_record(access, id, watermark))
             [[unlikely]] {
                 ++s.stats->tensormap_waits;
                 rt.wait_for_retirement("tensormap_entries");
+                watermark = rt.retired_before();
             }
         ++s.stats->tensormap_inserts;
     }
     if (profile) s.stats->insert_ns += steady_ns() - t0;
+}
+
+/// submit_checked: the tail of submit_task with the dependency checker on: the hazards are checked before
+/// the runtime sees the task (in Error mode a missing edge rejects the submit and changes nothing), and
+/// recorded after it was accepted.
+[[gnu::noinline]] TaskHandle submit_checked(Orchestrator::State& s, TaskSpec& spec, const Args& args,
+                                            std::span<const TaskId> producers, bool scoped, bool discover) {
+    detail::DependencyChecker& checker = *s.checker;
+    const detail::DependencyChecker::Mark mark = checker.mark();
+    const TaskId next = s.runtime.next_task_id();
+    if (checker.check(next, spec, producers, args.dependencies(), s.describe_scope(), false) != 0 &&
+        checker.mode() == DependencyCheck::Error)
+        checker.reject(mark);
+    TaskId id;
+    try {
+        id = s.runtime.submit(spec, producers, scoped);
+    } catch (...) {
+        checker.discard_since(mark);
+        throw;
+    }
+    checker.record(id, spec.tensors);
+    if (discover) record_prepared(s, id);
+    TaskHandle handle;
+    handle.assign(id, spec.tensors);
+    return handle;
 }
 
 TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0, FuncId f1, FuncId f2,
@@ -161,6 +190,9 @@ TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0
         }
         producers = s.deps;
     }
+    detail::DependencyChecker* checker = s.checker.get();
+    if (checker != nullptr) [[unlikely]]
+        return submit_checked(s, spec, args, producers, scoped, discover);
     const TaskId id = rt.submit(spec, producers, scoped);
     if (discover) record_prepared(s, id);
     TaskHandle handle;

@@ -4,6 +4,7 @@
 #include "pto/static_graph/instance.h"
 
 #include "pto/runtime/detail/throw.h"
+#include "pto/scope/detail/dependency_check.h"
 
 #include "bindings_state.h"
 
@@ -76,6 +77,10 @@ namespace {
             std::to_string(window) + ") or split the template");
 }
 
+std::string describe_template_node(const void* tpl, std::uint32_t k) {
+    return static_cast<const detail::TemplateData*>(tpl)->describe_node(k);
+}
+
 /// gather: the node's tensor arguments listed in `args` (argument indices), copied to `out`.
 std::span<const TensorArg> gather(const detail::BindingsState& s, std::uint32_t node, detail::Range args,
                                   TensorArg (&out)[kMaxTensorArgs]) {
@@ -145,6 +150,8 @@ Instance instantiate(Bindings& bindings) {
     for (auto& d : s.deps)
         d.clear();
     s.advance_generation();
+    if (detail::is_checking_dependencies()) [[unlikely]]
+        detail::check_instance(base, s.nodes, &describe_template_node, &t);
     return Instance(base, static_cast<std::uint32_t>(t.nodes.size()), &t);
 }
 

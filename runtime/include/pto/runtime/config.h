@@ -26,6 +26,19 @@ enum class OrchestrationMode : std::uint8_t {
     Serial,      ///< schedulers start once the orchestration function returns; the window must hold the graph
 };
 
+/// DependencyCheck: what the dependency checker does with a hazard the declared dependencies leave
+/// unordered (RuntimeConfig::check_dependencies; docs/graphs.md, "Checking a graph").
+enum class DependencyCheck : std::uint8_t {
+    Off,     ///< no checking; the submit path does not pay for it
+    Report,  ///< each finding is logged as a warning and listed in the run's report
+    Error,   ///< the offending submit throws Error{MissingDependency}; other findings are reported
+};
+
+/// to_string: "off", "report" or "error" (the values PTO_CHECK_DEPS accepts, besides 0 and 1).
+[[nodiscard]] std::string_view to_string(DependencyCheck c);
+/// parse_dependency_check: "off"/"0", "report"/"1", "error", or nullopt.
+[[nodiscard]] std::optional<DependencyCheck> parse_dependency_check(std::string_view text);
+
 /// RuntimeConfig: plain data with documented defaults; Runtime's constructor calls validate().
 /// Every pool is sized here and allocated once, so nothing on the per-task path allocates; when a pool
 /// fills, the orchestrator waits for tasks to retire (back-pressure), and reports CapacityDeadlock naming
@@ -75,6 +88,20 @@ struct RuntimeConfig {
     std::uint64_t seed = 1;
     /// Compute executor worker threads; 0 = one per host core. Default 0.
     std::uint32_t compute_threads = 0;
+    /// Compute executor: each kernel starts after a random delay drawn uniformly from 0..this many
+    /// microseconds, whatever the kernel's registered device time. CPU kernels take far longer than their
+    /// device times, so this is the knob that reorders independent kernels enough to expose a missing
+    /// edge (with check_dependencies and a golden check). Default 0; range 0..10^6. Added to timed_jitter's
+    /// delay when both are set.
+    double compute_start_jitter_us = 0.0;
+
+    // ---- Checking ---------------------------------------------------------------------------------------
+    /// Dependency checker: in MANUAL scopes and template instances, discover in shadow the hazards the
+    /// tasks' tensor views imply and report each one the declared dependencies leave unordered. Default
+    /// Off; the environment variable PTO_CHECK_DEPS (0, 1, off, report, error) overrides it for every run,
+    /// so an unmodified program can be checked. Costs a shadow tensormap lookup and insert per tracked
+    /// argument plus a reachability search per hazard (docs/graphs.md); nothing when Off.
+    DependencyCheck check_dependencies = DependencyCheck::Off;
 
     // ---- Observability ----------------------------------------------------------------------------------
     /// Record the submitted graph (tasks, edges, order) for export and for the virtual-time model.

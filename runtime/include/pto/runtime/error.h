@@ -28,6 +28,7 @@ enum class ErrorCode {
     UnboundSlot,             ///< an instance left a template argument slot without a tensor or scalar
     BoundaryMismatch,        ///< template boundary deps do not fit the enclosing scope mode
     InvalidArgument,         ///< any other bad argument to a public call; the message says which
+    MissingDependency,  ///< the dependency checker found a hazard the declared dependencies leave unordered
 };
 
 /// to_string: the enumerator's name, e.g. "CapacityDeadlock".

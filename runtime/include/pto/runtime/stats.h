@@ -85,6 +85,28 @@ struct StallReport {
     bool aborted_run = false;   ///< the runtime aborted the run because of it
 };
 
+/// HazardKind: how two accesses of overlapping views conflict.
+enum class HazardKind : std::uint8_t {
+    ReadAfterWrite,   ///< RAW: the later task reads what the earlier one wrote
+    WriteAfterWrite,  ///< WAW: both write; the later write must land last
+    WriteAfterRead,   ///< WAR: the later task overwrites what the earlier one reads
+};
+/// to_string: "RAW", "WAW" or "WAR".
+[[nodiscard]] const char* to_string(HazardKind kind);
+
+/// DependencyFinding: what the dependency checker (RuntimeConfig::check_dependencies) saw.
+struct DependencyFinding {
+    enum class Kind : std::uint8_t {
+        MissingEdge,  ///< a hazard between two tasks that no declared dependency orders, even transitively
+        UnexplainedEdge,  ///< information: a declared edge between kernel tasks that orders no hazard
+    };
+    Kind kind = Kind::MissingEdge;
+    HazardKind hazard = HazardKind::ReadAfterWrite;  ///< MissingEdge only
+    TaskId producer;                                 ///< the earlier task
+    TaskId consumer;                                 ///< the later task
+    std::string message;  ///< both tasks (id, kernel, scope or template node), both views, the hazard
+};
+
 /// RunReport: totals of one run. completed + failed + cancelled == submitted always holds after a run.
 struct RunReport {
     std::uint64_t submitted = 0;        ///< tasks of every kind
@@ -101,8 +123,18 @@ struct RunReport {
     std::vector<TaskFailure> failures;  ///< first failures, in the order observed (at most 16 kept)
     std::vector<StallReport> stalls;    ///< watchdog reports, in the order diagnosed (at most 16 kept)
     bool aborted = false;               ///< a stall aborted the run: what had not started was cancelled
+    /// Dependency checker (RuntimeConfig::check_dependencies): hazards left unordered, and declared kernel
+    /// edges that order no hazard. Filled in the report pto::run / Orchestrator::run returns; the first
+    /// 256 findings are kept in `dependency_findings`.
+    std::uint64_t missing_dependencies = 0;
+    std::uint64_t unexplained_edges = 0;
+    std::vector<DependencyFinding> dependency_findings;
 
-    [[nodiscard]] bool ok() const { return failed == 0 && cancelled == 0 && !aborted; }
+    /// ok: no task failed or was cancelled, no stall aborted the run, and the checker (when on) found no
+    /// missing dependency.
+    [[nodiscard]] bool ok() const {
+        return failed == 0 && cancelled == 0 && !aborted && missing_dependencies == 0;
+    }
 };
 
 }  // namespace pto
