@@ -1,0 +1,35 @@
+// Fitting orchestration cost to the graph: over the SPMD tiers of one case and mode, ns per launch =
+// per_task + per_edge x edges per launch, by least squares. The fixed cost per task is the figure the
+// per-edge work cannot explain away.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pto::bench {
+
+/// CostFit: the straight line through one case and mode's tiers.
+struct CostFit {
+    std::string case_name;
+    std::string mode;
+    std::uint32_t tiers = 0;       ///< results the fit used
+    double per_task_ns = 0.0;      ///< intercept: cost of a launch with no edge
+    double per_edge_ns = 0.0;      ///< slope: cost of one more edge
+    double max_residual_ns = 0.0;  ///< largest |measured - fitted| ns per launch over the tiers
+};
+
+/// fit_line: least squares of y = a + b x; false (a, b untouched) with fewer than two distinct x.
+bool fit_line(const std::vector<double>& x, const std::vector<double>& y, double& a, double& b);
+
+/// fit_costs: one CostFit per (case, mode) of `results` (pto-bench result objects, ours only: peers are
+/// skipped) that has at least two tiers with distinct edges per launch, fitted to the median
+/// orch_ns_per_task of each tier. In the order the pairs first appear.
+[[nodiscard]] std::vector<CostFit> fit_costs(const nlohmann::json& results);
+
+/// to_json: {"case", "mode", "tiers", "per_task_ns", "per_edge_ns", "max_residual_ns"}.
+[[nodiscard]] nlohmann::json to_json(const CostFit& fit);
+
+}  // namespace pto::bench
