@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace pto::bench {
 
@@ -68,6 +69,29 @@ nlohmann::json to_json(const CostFit& f) {
             {"per_task_ns", f.per_task_ns},
             {"per_edge_ns", f.per_edge_ns},
             {"max_residual_ns", f.max_residual_ns}};
+}
+
+void add_cost_fit(nlohmann::json& report) {
+    if (!report.contains("results")) return;
+    nlohmann::json fits = nlohmann::json::array();
+    for (const CostFit& f : fit_costs(report["results"]))
+        fits.push_back(to_json(f));
+    if (!fits.empty()) report["cost_fit"] = std::move(fits);
+}
+
+void print_cost_fit(std::ostream& out, const nlohmann::json& report) {
+    if (!report.contains("cost_fit")) return;
+    out << "\norchestration cost fitted over the tiers (ns per launch = per task + per edge x edges per "
+           "launch):\n";
+    for (const nlohmann::json& f : report["cost_fit"]) {
+        char line[160];
+        std::snprintf(
+            line, sizeof line,
+            "  %-16s %-18s %6.1f ns per task + %5.2f ns per edge (%u tiers, max residual %.1f ns)\n",
+            f.value("case", "").c_str(), f.value("mode", "").c_str(), f.value("per_task_ns", 0.0),
+            f.value("per_edge_ns", 0.0), f.value("tiers", 0u), f.value("max_residual_ns", 0.0));
+        out << line;
+    }
 }
 
 }  // namespace pto::bench

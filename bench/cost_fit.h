@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -31,5 +32,11 @@ bool fit_line(const std::vector<double>& x, const std::vector<double>& y, double
 
 /// to_json: {"case", "mode", "tiers", "per_task_ns", "per_edge_ns", "max_residual_ns"}.
 [[nodiscard]] nlohmann::json to_json(const CostFit& fit);
+
+/// add_cost_fit: sets report["cost_fit"] to the fits of report["results"] (absent when nothing fits).
+void add_cost_fit(nlohmann::json& report);
+
+/// print_cost_fit: one line per fit of report["cost_fit"], after the table.
+void print_cost_fit(std::ostream& out, const nlohmann::json& report);
 
 }  // namespace pto::bench
