@@ -1,5 +1,6 @@
-// --emit-baseline (SPEC §9): turns a pto-bench/1 report into a baseline file that load_baseline() accepts,
-// so two machines or two commits can be compared with --base-data. Identity rules come from base_data_match.
+// --emit-baseline (docs/base-data.md): turns a pto-bench/1 report into a baseline file that load_baseline()
+// accepts, so two machines or two commits can be compared with --base-data. Identity rules come from
+// base_data_match.
 #include "base_data.h"
 
 #include "base_data_match.h"

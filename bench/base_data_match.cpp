@@ -1,4 +1,4 @@
-// The field table of --base-data and the matching rules of SPEC §9: type-strict key equality, first
+// The field table of --base-data and the matching rules of docs/base-data.md: type-strict key equality, first
 // differing path, metric spellings by unit. Used by base_data.cpp (compare) and base_data_emit.cpp.
 #include "base_data_match.h"
 

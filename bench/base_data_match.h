@@ -1,5 +1,6 @@
-// Matching one pto-bench result against baseline records (SPEC §9): type-strict JSON equality, the first
-// differing key path, and metric values read in the unit of the field table. Internal to base_data*.cpp.
+// Matching one pto-bench result against baseline records (docs/base-data.md): type-strict JSON equality, the
+// first differing key path, and metric values read in the unit of the field table. Internal to
+// base_data*.cpp.
 #pragma once
 
 #include "base_data.h"

@@ -31,7 +31,7 @@ struct Selection {
 };
 
 /// select: the scenarios matching `s`, in catalog order. The default case set (no --case) is the sweep of
-/// SPEC §8: Qwen3 and paged attention; the synthetic graphs run only when asked for.
+/// docs/bench.md: Qwen3 and paged attention; the synthetic graphs run only when asked for.
 [[nodiscard]] std::vector<Scenario> select(const Selection& s);
 
 }  // namespace pto::bench

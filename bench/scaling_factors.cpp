@@ -1,5 +1,5 @@
-// Parsing and choosing `_scaling_factors` entries for --base-data (SPEC §9). Pure functions of the table
-// and the machine's vendor/platform; base_data.cpp applies the chosen factor.
+// Parsing and choosing `_scaling_factors` entries for --base-data (docs/base-data.md). Pure functions of the
+// table and the machine's vendor/platform; base_data.cpp applies the chosen factor.
 #include "scaling_factors.h"
 
 #include <cmath>

@@ -1,5 +1,5 @@
-// The `_scaling_factors` table of a --base-data baseline (SPEC §9): which factor turns a raw ratio against
-// the baseline's chip into a speedup comparable on this chip. Used by base_data.cpp; shape in
+// The `_scaling_factors` table of a --base-data baseline (docs/base-data.md): which factor turns a raw ratio
+// against the baseline's chip into a speedup comparable on this chip. Used by base_data.cpp; shape in
 // docs/base-data.md.
 #pragma once
 

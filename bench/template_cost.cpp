@@ -1,7 +1,8 @@
 // pto-bench-templates: per-task orchestration cost of the same loop bodies submitted dynamically (MANUAL
 // scope, explicit deps; AUTO scope, discovered deps) and as static-template instances (manual boundaries;
-// tensormap boundaries), SPEC §5 and §11 (target: templates <= 0.5x manual). Serial mode, instant
-// executor, window sized to hold the graph; timed = wall time of the orchestration function / tasks.
+// tensormap boundaries), docs/design/static-graph.md and docs/design/targets.md (target: templates <= 0.5x
+// manual). Serial mode, instant executor, window sized to hold the graph; timed = wall time of the
+// orchestration function / tasks.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -69,9 +70,10 @@ Body diamond10() {
     return b;
 }
 
-// Qwen3 Scope3-like tile (SPEC §6.1 at width 14/12/20): out_proj_residual x3 (MIX) ─► post_rmsnorm ─►
-// gate x3, up x3 ─► silu x3 (same index) ─► down x2 (all silu) ─► down_residual x2 (same-index down + the
-// out_proj launches covering its chunks). Each out_proj waits for both down_residuals of the previous tile.
+// Qwen3 Scope3-like tile (docs/design/reference-graphs.md at width 14/12/20): out_proj_residual x3 (MIX) ─►
+// post_rmsnorm ─► gate x3, up x3 ─► silu x3 (same index) ─► down x2 (all silu) ─► down_residual x2
+// (same-index down + the out_proj launches covering its chunks). Each out_proj waits for both down_residuals
+// of the previous tile.
 Body qwen3_scope3() {
     Body b{"qwen3_s3", "17-node Qwen3 Scope3-like tile, 6 boundary edges", {}, 96};
     for (std::uint32_t i = 0; i < 3; ++i)

@@ -1,6 +1,7 @@
 // pto-bench-tensormap: the cost of one tensormap lookup + insert against N live disjoint views of one
-// buffer, N = 1 .. 4096 (SPEC §4: it must not grow with N), beside a scan-every-view-of-the-buffer baseline.
-// Prints a table of per-operation medians; --json FILE writes the same figures.
+// buffer, N = 1 .. 4096 (docs/design/tensormap.md: it must not grow with N), beside a
+// scan-every-view-of-the-buffer baseline. Prints a table of per-operation medians; --json FILE writes the
+// same figures.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -62,8 +63,8 @@ pto::TensorView tile_view(void* base, std::uint32_t i) {
         .slice(1, (i % 16) * 64, 64);
 }
 
-/// The design SPEC §4 warns against: every view of a buffer in one list, scanned by every lookup (here
-/// with a cheap linear-range test before the exact one, to be fair to it).
+/// The design docs/design/tensormap.md warns against: every view of a buffer in one list, scanned by every
+/// lookup (here with a cheap linear-range test before the exact one, to be fair to it).
 class BaseScanMap {
   public:
     explicit BaseScanMap(std::size_t capacity) { items_.reserve(capacity); }

@@ -1,5 +1,6 @@
 // Workload: one benchmark graph pto-bench can build in every scheme it supports: the reference graphs of
-// SPEC §6 and two synthetic shapes (chain, fan-in). Cold code: one virtual call per orchestration.
+// docs/design/reference-graphs.md and two synthetic shapes (chain, fan-in). Cold code: one virtual call per
+// orchestration.
 #pragma once
 
 #include <memory>

@@ -1,4 +1,4 @@
-// The OpenMP peer (SPEC §8 --peers): the record as one `omp task` per task, created in submission order
+// The OpenMP peer (docs/bench.md --peers): the record as one `omp task` per task, created in submission order
 // inside `omp parallel` + `omp single`, ordered by depend clauses on one dependence byte per task.
 #include "peer.h"
 

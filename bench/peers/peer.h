@@ -1,6 +1,7 @@
-// The side-by-side peers of pto-bench --peers (SPEC §8): a GraphRecord our runtime built, run again on oneTBB
-// flow_graph (tbb_flow_graph.cpp) and on OpenMP tasks with depend clauses (omp_depend.cpp), one repetition
-// per call, each phase timed on its own. The bench interleaves these calls with its own repetitions.
+// The side-by-side peers of pto-bench --peers (docs/bench.md): a GraphRecord our runtime built, run again on
+// oneTBB flow_graph (tbb_flow_graph.cpp) and on OpenMP tasks with depend clauses (omp_depend.cpp), one
+// repetition per call, each phase timed on its own. The bench interleaves these calls with its own
+// repetitions.
 #pragma once
 
 #include <atomic>
@@ -99,7 +100,7 @@ struct PeerRun {
     Peer peer = Peer::TbbFlowGraph;
     unsigned threads = 0;            ///< worker threads used, the calling thread included
     std::uint64_t nodes = 0;         ///< peer tasks created: every task of the record, framework ones too
-    std::uint64_t kernel_tasks = 0;  ///< kernel launches among them (the per-task divisor of SPEC §8)
+    std::uint64_t kernel_tasks = 0;  ///< kernel launches among them (the per-task divisor of docs/bench.md)
     std::uint64_t edges = 0;         ///< distinct producer -> consumer pairs inside the record
     /// What `ratio` compares with our end-to-end time: flow_graph build_ns + run_ns; OpenMP the whole
     /// `omp parallel` + `omp single` region (team wake-up, task creation, execution, closing barrier).

@@ -1,5 +1,5 @@
-// The oneTBB flow_graph peer (SPEC §8 --peers): the record as one continue_node<continue_msg> per task and
-// one make_edge per distinct producer edge, run from its sources; build, run and replay timed separately.
+// The oneTBB flow_graph peer (docs/bench.md --peers): the record as one continue_node<continue_msg> per task
+// and one make_edge per distinct producer edge, run from its sources; build, run and replay timed separately.
 #include "peer.h"
 
 #include "peer_graph.h"

@@ -1,5 +1,5 @@
-// The counts SPEC §8 reports for a graph (kernel and framework tasks, subtasks, kernel and framework edges)
-// predicted from a shape, to compare with pto::count_graph of a recorded run.
+// The counts docs/bench.md reports for a graph (kernel and framework tasks, subtasks, kernel and framework
+// edges) predicted from a shape, to compare with pto::count_graph of a recorded run.
 #include "pto/examples/paged_attention.h"
 
 namespace pto::examples::paged_attention {

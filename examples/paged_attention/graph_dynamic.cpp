@@ -1,7 +1,7 @@
-// Schemes A and B of the paged-attention graph (SPEC §6.2): one scope per (sequence, q-head tile), four
-// kernels per group of n_unroll KV blocks. Both submit the same tasks with the same tensors; A states the
-// chain by hand in a MANUAL scope, B lets the tensormap discover it in an AUTO scope. build() also
-// dispatches schemes C and D to graph_static.cpp.
+// Schemes A and B of the paged-attention graph (docs/design/reference-graphs.md): one scope per (sequence,
+// q-head tile), four kernels per group of n_unroll KV blocks. Both submit the same tasks with the same
+// tensors; A states the chain by hand in a MANUAL scope, B lets the tensormap discover it in an AUTO scope.
+// build() also dispatches schemes C and D to graph_static.cpp.
 #include "pto/examples/paged_attention.h"
 
 #include <algorithm>

@@ -1,7 +1,8 @@
-// Schemes C and D of the paged-attention graph (SPEC §5, §6.2): the scope's alloc stays a dynamic task
-// (templates hold no alloc nodes), then each group is one instance of the group template of its position,
-// bound to the group's views (group_views.h, the same ones schemes A and B pass). C links instances by
-// hand in a MANUAL scope, D through the tensormap at the declared boundaries in an AUTO scope.
+// Schemes C and D of the paged-attention graph (docs/design/static-graph.md,
+// docs/design/reference-graphs.md): the scope's alloc stays a dynamic task (templates hold no alloc nodes),
+// then each group is one instance of the group template of its position, bound to the group's views
+// (group_views.h, the same ones schemes A and B pass). C links instances by hand in a MANUAL scope, D through
+// the tensormap at the declared boundaries in an AUTO scope.
 //
 //   alloc (dynamic)     instance g:  QK --> SF --> PV --> UP      C: UP(g) <- UP(g-1); UP(G-1) <- alloc
 //                                           \___ D only ___^      D: discovered (see group_templates.h)

@@ -1,7 +1,8 @@
-// The per-group static templates of schemes C and D (SPEC §5, §6.2): QK -> SF -> PV -> UP as one template
-// per boundary mode and group position (only / first / middle / last group of a scope), since the first
-// group only writes the running state and the last one also writes the output. Built once per Problem by
-// make_group_templates (graph_static.cpp). Private to examples/paged_attention.
+// The per-group static templates of schemes C and D (docs/design/static-graph.md,
+// docs/design/reference-graphs.md): QK -> SF -> PV -> UP as one template per boundary mode and group position
+// (only / first / middle / last group of a scope), since the first group only writes the running state and
+// the last one also writes the output. Built once per Problem by make_group_templates (graph_static.cpp).
+// Private to examples/paged_attention.
 #pragma once
 
 #include <cstdint>

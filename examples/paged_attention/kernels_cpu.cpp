@@ -1,5 +1,6 @@
 // The four kernels of a paged-attention group as CPU functions for the compute executor (F32, one block
-// each), and the kernel table with the a2a3 mean durations of SPEC §6.2. Argument layouts: group_args.cpp.
+// each), and the kernel table with the a2a3 mean durations of docs/design/reference-graphs.md. Argument
+// layouts: group_args.cpp.
 #include "pto/examples/paged_attention.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Shape of a paged-attention decode step: validation, the derived tiling (q tiles, blocks, groups) and the
-// two named cases (SPEC §6.2 Case1 and the reduced compute case).
+// two named cases (docs/design/reference-graphs.md Case1 and the reduced compute case).
 #include "pto/examples/paged_attention.h"
 
 #include <algorithm>

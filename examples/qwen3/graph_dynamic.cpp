@@ -1,5 +1,5 @@
-// Schemes A and B of the Qwen3 decode layer (SPEC §6.1): the same submission loop, once with
-// PTO2_SCOPE(MANUAL) and the rule's explicit edges, once with PTO2_SCOPE() and edges discovered from the
+// Schemes A and B of the Qwen3 decode layer (docs/design/reference-graphs.md): the same submission loop, once
+// with PTO2_SCOPE(MANUAL) and the rule's explicit edges, once with PTO2_SCOPE() and edges discovered from the
 // tensors of launch_args.h. Scope 1 per tile, Scope 2 per batch row, Scope 3 per tile, in that order.
 // Also DecodeGraph itself (construction, scheme dispatch); C and D live in graph_static.cpp.
 //
@@ -65,7 +65,8 @@ void DecodeGraph::State::scope1_tile(std::uint32_t tile) {
         projection_args(Op::QProj, p, tile, l, a);
         qk_deps[n++] = submit_op(Op::QProj, a, {norm});
     }
-    // k and v launches interleaved (SPEC §6.1 emission order); both split kv_hidden into the same chunks.
+    // k and v launches interleaved (docs/design/reference-graphs.md emission order); both split kv_hidden
+    // into the same chunks.
     TaskId* v_ids = rope_deps.data() + tile * rope_stride() + 1;
     std::size_t v = 0;
     for (const Launch& l : of(Op::KProj)) {

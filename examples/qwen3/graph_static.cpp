@@ -1,8 +1,8 @@
-// Schemes C and D of the Qwen3 decode layer (SPEC §5, §6.1): per tile of Scope 1, row of Scope 2 and
-// tile of Scope 3, bind the instance's views (the same ones launch_args.cpp builds) and instantiate the
-// body's template in its own scope. C (MANUAL scopes) names the boundary producers from the ids earlier
-// instances returned, exactly as scheme A does; D (AUTO scopes) lets the tensormap find them at the
-// declared boundaries only.
+// Schemes C and D of the Qwen3 decode layer (docs/design/static-graph.md, docs/design/reference-graphs.md):
+// per tile of Scope 1, row of Scope 2 and tile of Scope 3, bind the instance's views (the same ones
+// launch_args.cpp builds) and instantiate the body's template in its own scope. C (MANUAL scopes) names the
+// boundary producers from the ids earlier instances returned, exactly as scheme A does; D (AUTO scopes) lets
+// the tensormap find them at the declared boundaries only.
 //
 //   G1(t) ──qk_norm, v_proj[*]──► G2(b) for b in tile t ──online[*] of t's valid rows──► G3(t)
 #include "launch_args.h"

@@ -83,11 +83,11 @@ inline std::uint32_t kv_per_chunk(const Shapes& s) {
 /// Scalars: chunk_base; then c for the projections, out_proj_residual, silu and down_proj_residual,
 /// pos for rope_kv_cache, kv_block for softmax and sv_matmul.
 /// len = context_len(b), pos = len - 1, nb = ceil(len / kv_block). Reads are listed before writes in the
-/// argument order, left to right. These views make the tensormap find exactly the edges of SPEC §6.1:
-/// e.g. qk_norm reads whole q and k tiles (all q_proj and k_proj launches), rope reads row b of v (all
-/// v_proj launches of the tile, which write column ranges of every row), out_proj reads all attention
-/// rows of its tile, and down_proj_residual reads the h1 columns of the same-index out_proj launch.
-/// One function per operator (index: the tile or row of the scope):
+/// argument order, left to right. These views make the tensormap find exactly the edges of
+/// docs/design/reference-graphs.md: e.g. qk_norm reads whole q and k tiles (all q_proj and k_proj launches),
+/// rope reads row b of v (all v_proj launches of the tile, which write column ranges of every row), out_proj
+/// reads all attention rows of its tile, and down_proj_residual reads the h1 columns of the same-index
+/// out_proj launch. One function per operator (index: the tile or row of the scope):
 void rmsnorm_args(const Problem& p, std::uint32_t tile, Args& a);
 void projection_args(Op op, const Problem& p, std::uint32_t tile, Launch l, Args& a);  // q/k/v/gate/up/down
 void qk_norm_args(const Problem& p, std::uint32_t tile, Args& a);

@@ -1,5 +1,5 @@
-// The operator table of SPEC §6.1 (name, core type, chunk count, scope, mean duration), the FuncId layout
-// and kernel registration.
+// The operator table of docs/design/reference-graphs.md (name, core type, chunk count, scope, mean duration),
+// the FuncId layout and kernel registration.
 #include <array>
 #include <string>
 
@@ -9,7 +9,7 @@
 namespace pto::examples::qwen3 {
 namespace {
 
-// Durations: mean per subtask on a2a3 from the seed's swimlane measurement (SPEC §6.1).
+// Durations: mean per subtask on a2a3 from the seed's swimlane measurement (docs/design/reference-graphs.md).
 constexpr std::array<OpInfo, kOpCount> kOps = {{
     {"rmsnorm", CoreType::AIV, 1, 1, 23.95},
     {"q_proj", CoreType::AIC, 20, 1, 26.06},

@@ -1,7 +1,7 @@
-// Building the templates of schemes C and D (SPEC §5): each body's nodes with the arguments of
-// launch_args.h (weights and per-tier constants baked in, everything per tile / row as a slot), its
-// internal edges (exactly the rules of SPEC §6.1 inside one tile / row) and its boundary declarations.
-// Cold: runs once per DecodeGraph.
+// Building the templates of schemes C and D (docs/design/static-graph.md): each body's nodes with the
+// arguments of launch_args.h (weights and per-tier constants baked in, everything per tile / row as a slot),
+// its internal edges (exactly the rules of docs/design/reference-graphs.md inside one tile / row) and its
+// boundary declarations. Cold: runs once per DecodeGraph.
 #include "static_bodies.h"
 
 #include <string>
@@ -248,7 +248,8 @@ void StaticBodiesDeleter::operator()(StaticBodies* bodies) const {
 
 std::unique_ptr<StaticBodies, StaticBodiesDeleter> make_static_bodies(const DecodeGraph::State& st) {
     const Shapes& s = st.problem->shapes();
-    // The shared slots of G3 rely on same-index launches covering the same columns (SPEC §6.1).
+    // The shared slots of G3 rely on same-index launches covering the same columns
+    // (docs/design/reference-graphs.md).
     if (s.chunk_size(Op::OutProjResidual) != s.chunk_size(Op::DownProjResidual) ||
         s.chunk_size(Op::DownProj) != s.chunk_size(Op::DownProjResidual) ||
         s.chunk_size(Op::GateProj) != s.chunk_size(Op::Silu) ||

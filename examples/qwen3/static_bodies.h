@@ -1,6 +1,7 @@
-// The static-template bodies of schemes C and D (SPEC §5, §6.1): G1 = one tile of Scope 1, G2 = one row
-// of Scope 2, G3 = one tile of Scope 3, each built once per (problem, tier) and boundary mode by
-// static_bodies.cpp, bound and instantiated per tile / row by graph_static.cpp. Private to examples/qwen3.
+// The static-template bodies of schemes C and D (docs/design/static-graph.md,
+// docs/design/reference-graphs.md): G1 = one tile of Scope 1, G2 = one row of Scope 2, G3 = one tile of Scope
+// 3, each built once per (problem, tier) and boundary mode by static_bodies.cpp, bound and instantiated per
+// tile / row by graph_static.cpp. Private to examples/qwen3.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +15,8 @@
 namespace pto::examples::qwen3 {
 
 // Slot and node layouts. Both boundary modes declare the same slots and nodes in the same order, so one
-// layout serves both templates of a body. Nodes are in SPEC §6.1 emission order, which is the order an
-// instance's task ids take, so an instance submits exactly what a dynamic tile / row submits.
+// layout serves both templates of a body. Nodes are in docs/design/reference-graphs.md emission order, which
+// is the order an instance's task ids take, so an instance submits exactly what a dynamic tile / row submits.
 
 /// G1Layout: Scope 1, tile t. Nodes: rmsnorm, q_proj launches, (k_proj, v_proj) pairs, qk_norm.
 struct G1Layout {

@@ -1,6 +1,6 @@
 // CPU implementations of the tutorial's kernels. Each reads its arguments in the order the argument
 // builders (graph_dynamic.cpp) and the template (graph_static.cpp) declare them, and computes the chunk
-// chunk_base + block_idx, where chunk_base is scalar 0 (the SPMD convention of SPEC §1).
+// chunk_base + block_idx, where chunk_base is scalar 0 (the SPMD convention of docs/design/machine-model.md).
 #include "kernels.h"
 
 #include <algorithm>

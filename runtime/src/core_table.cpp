@@ -1,4 +1,5 @@
-// Cluster ownership and core numbering (SPEC §1: cluster c belongs to scheduler thread c mod N).
+// Cluster ownership and core numbering (docs/design/machine-model.md: cluster c belongs to scheduler thread c
+// mod N).
 #include "core_table.h"
 
 namespace pto::detail {

@@ -90,7 +90,8 @@ struct alignas(kCacheLine) TaskSlot {
     const std::uint32_t* static_consumers;
     const std::uint32_t* static_producers;
 };
-static_assert(sizeof(TaskSlot) == kCacheLine, "hot per-task state must fit one cache line (SPEC §11)");
+static_assert(sizeof(TaskSlot) == kCacheLine,
+              "hot per-task state must fit one cache line (docs/design/targets.md)");
 
 [[nodiscard]] constexpr Shape shape_of(TaskKind kind, CoreType core) {
     if (kind != TaskKind::Kernel) return Shape::DependencyOnly;

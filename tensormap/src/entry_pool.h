@@ -1,6 +1,6 @@
-// EntryPool: the bounded, preallocated store of tensormap entries (SPEC §4), kept in insertion (age) order so
-// the oldest entries, those of the first tasks to retire, are reclaimed first. RegionIndex indexes the same
-// entries for lookup; TensorMap decides when an entry dies.
+// EntryPool: the bounded, preallocated store of tensormap entries (docs/design/tensormap.md), kept in
+// insertion (age) order so the oldest entries, those of the first tasks to retire, are reclaimed first.
+// RegionIndex indexes the same entries for lookup; TensorMap decides when an entry dies.
 #pragma once
 
 #include "view_shape.h"

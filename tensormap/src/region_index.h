@@ -1,6 +1,6 @@
 // RegionIndex: finds the tensormap entries whose elements may meet a query without walking every entry of
-// the buffer (SPEC §4: hashing only the base makes a lookup O(views of the buffer)). Entries live in
-// EntryPool; this class only indexes them by region and lists them per buffer.
+// the buffer (docs/design/tensormap.md: hashing only the base makes a lookup O(views of the buffer)). Entries
+// live in EntryPool; this class only indexes them by region and lists them per buffer.
 #pragma once
 
 #include "entry_pool.h"

@@ -1,5 +1,6 @@
 // ViewShape: the canonical element set of a TensorView, built once per view and stored with each tensormap
-// entry so overlap tests (shape_overlap.h) and the region index never re-derive it (SPEC §4).
+// entry so overlap tests (shape_overlap.h) and the region index never re-derive it
+// (docs/design/tensormap.md).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// SPEC §9 conformance (bench/base_data_cli.h): the command-line spellings of --base-data and its companion
-// options reach BaseDataOptions, and an empty file name is a missing file, not "option off".
+// docs/base-data.md conformance (bench/base_data_cli.h): the command-line spellings of --base-data and its
+// companion options reach BaseDataOptions, and an empty file name is a missing file, not "option off".
 #include "base_data_cli.h"
 
 #include "base_data_support.h"

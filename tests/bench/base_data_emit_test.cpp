@@ -1,4 +1,4 @@
-// SPEC §9 conformance (public API of bench/base_data.h): --emit-baseline writes a baseline that
+// docs/base-data.md conformance (public API of bench/base_data.h): --emit-baseline writes a baseline that
 // load_baseline accepts; comparing a report with the baseline emitted from it matches every result at 1.0.
 #include "base_data_support.h"
 

@@ -1,5 +1,5 @@
-// SPEC §9 conformance (public API of bench/base_data.h): an unreadable or invalid baseline file gives
-// exactly one warning and disables the comparison, without throwing or exiting.
+// docs/base-data.md conformance (public API of bench/base_data.h): an unreadable or invalid baseline file
+// gives exactly one warning and disables the comparison, without throwing or exiting.
 #include "base_data_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
-// SPEC §9 conformance (public API of bench/base_data.h): matching a result to a baseline record: exact
-// case, then deep type-strict key equality; misses no_case, no_key_match and ambiguous.
+// docs/base-data.md conformance (public API of bench/base_data.h): matching a result to a baseline record:
+// exact case, then deep type-strict key equality; misses no_case, no_key_match and ambiguous.
 #include "base_data_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
-// SPEC §9 conformance (public API of bench/base_data.h): metric values: which are usable, units in metric
-// names and their precedence, and the direction of raw_ratio for latencies and throughput.
+// docs/base-data.md conformance (public API of bench/base_data.h): metric values: which are usable, units in
+// metric names and their precedence, and the direction of raw_ratio for latencies and throughput.
 #include "base_data_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
-// SPEC §9 conformance (public API of bench/base_data.h): what the comparison adds to the report and table:
-// nothing without --base-data, never a changed measured field, vs_base per result, the base_data summary
-// and a "vs Base" column shown only when something matched.
+// docs/base-data.md conformance (public API of bench/base_data.h): what the comparison adds to the report and
+// table: nothing without --base-data, never a changed measured field, vs_base per result, the base_data
+// summary and a "vs Base" column shown only when something matched.
 #include "base_data_support.h"
 
 #include <catch2/catch.hpp>

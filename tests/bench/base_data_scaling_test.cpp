@@ -1,4 +1,4 @@
-// SPEC §9 conformance (public API of bench/base_data.h and bench/scaling_factors.h): choosing the
+// docs/base-data.md conformance (public API of bench/base_data.h and bench/scaling_factors.h): choosing the
 // `_scaling_factors` entry by vendor, word-bounded platform and bottleneck; compared_speedup = raw / factor.
 #include "base_data_support.h"
 

@@ -1,5 +1,5 @@
-// Helpers shared by the SPEC §9 (--base-data) conformance tests: fixture paths, the sample report and
-// one-call comparisons against a fixture baseline.
+// Helpers shared by the docs/base-data.md (--base-data) conformance tests: fixture paths, the sample report
+// and one-call comparisons against a fixture baseline.
 #pragma once
 
 #include "base_data.h"

@@ -1,4 +1,4 @@
-// SPEC §8 (--peers) conformance, public API of bench/peers/peer.h: each peer (oneTBB flow_graph, OpenMP
+// docs/bench.md (--peers) conformance, public API of bench/peers/peer.h: each peer (oneTBB flow_graph, OpenMP
 // depend) executes the edges of a hand-built GraphRecord: every task exactly once, none before all its
 // producers ended (probe sequence numbers), and reports which phases it timed. No timing is checked.
 #include "peers/peer.h"
@@ -136,8 +136,8 @@ GraphRecord random_record(std::uint64_t seed, std::uint32_t tasks, std::uint32_t
     return b.graph();
 }
 
-// paged_attention_like: `batches` independent chains QK -> softmax -> PV -> update (SPEC §6.2 case 1 has
-// 480).
+// paged_attention_like: `batches` independent chains QK -> softmax -> PV -> update
+// (docs/design/reference-graphs.md case 1 has 480).
 GraphRecord paged_attention_like(std::uint32_t batches) {
     RecordBuilder b;
     for (std::uint32_t i = 0; i < batches; ++i) {

@@ -1,5 +1,5 @@
-// STYLE §2, conformance of the public headers: they include only the standard library and other pto
-// headers (never Boost, oneTBB, spdlog or nlohmann-json, which are private dependencies), so an embedder
+// docs/contributing.md, conformance of the public headers: they include only the standard library and other
+// pto headers (never Boost, oneTBB, spdlog or nlohmann-json, which are private dependencies), so an embedder
 // needs nothing but the installed package. That each also compiles on its own is checked by the build:
 // tests/docs/CMakeLists.txt compiles one generated translation unit per header into this executable.
 #include <catch2/catch.hpp>

@@ -1,4 +1,5 @@
-// SPEC §6.1, conformance: the SPMD launch rule and the scheme / tier vocabulary shared by graphs and bench.
+// docs/design/reference-graphs.md, conformance: the SPMD launch rule and the scheme / tier vocabulary shared
+// by graphs and bench.
 #include <catch2/catch.hpp>
 
 #include <vector>

@@ -1,7 +1,7 @@
-// SPEC §6.2, conformance: the compute mode of paged attention. All four schemes (A, B, and the static-
-// template schemes C and D) run the real CPU kernels (several groups per sequence, varied context lengths)
-// and must match the dense golden, also with random delays before each kernel; a mismatch writes both
-// tensors with a readable header.
+// docs/design/reference-graphs.md, conformance: the compute mode of paged attention. All four schemes (A, B,
+// and the static- template schemes C and D) run the real CPU kernels (several groups per sequence, varied
+// context lengths) and must match the dense golden, also with random delays before each kernel; a mismatch
+// writes both tensors with a readable header.
 //
 //   QK(g) --> SF(g) --> PV(g) --> UP(g) --> UP(g+1) ... --> out      (one chain per sequence and head tile)
 #include <catch2/catch.hpp>

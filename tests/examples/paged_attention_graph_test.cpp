@@ -1,7 +1,7 @@
-// SPEC §5 and §6.2, conformance: the paged-attention graph's shape and counts (Case1: 1920 kernel
-// launches), the exact kernel-edge sets of schemes A and B, the static-template schemes C and D equal to
-// A and B exactly (tasks, order, kernel and framework edges), D's tensormap use limited to the declared
-// boundaries, and all four ordering the kernel launches identically.
+// docs/design/static-graph.md and docs/design/reference-graphs.md, conformance: the paged-attention graph's
+// shape and counts (Case1: 1920 kernel launches), the exact kernel-edge sets of schemes A and B, the
+// static-template schemes C and D equal to A and B exactly (tasks, order, kernel and framework edges), D's
+// tensormap use limited to the declared boundaries, and all four ordering the kernel launches identically.
 //
 //   per scope (sequence b, head tile t), groups g = 0..G-1:
 //     QK(g) --> SF(g) --> PV(g) --> UP(g) --> UP(g+1)        A, C: alloc --> UP(G-1)
@@ -85,7 +85,7 @@ std::vector<ScopePositions> positions(const Shape& shape) {
     return scopes;
 }
 
-/// The chain of SPEC §6.2: QK->SF->PV->UP per group, UP(g-1)->UP(g).
+/// The chain of docs/design/reference-graphs.md: QK->SF->PV->UP per group, UP(g-1)->UP(g).
 EdgeSet chain_edges(const Shape& shape) {
     EdgeSet e;
     for (const ScopePositions& s : positions(shape))

@@ -1,7 +1,8 @@
-// SPEC §5 and §6.2, conformance: the static-template schemes C and D of paged attention hand every kernel
-// launch exactly the views (with directions) and scalars of schemes A and B: a recording kernel stands
-// in for the four kernels and the records are compared launch by launch (scratch views by their alloc
-// task's position, since the heap ring places each run's scratch elsewhere).
+// docs/design/static-graph.md and docs/design/reference-graphs.md, conformance: the static-template schemes C
+// and D of paged attention hand every kernel launch exactly the views (with directions) and scalars of
+// schemes A and B: a recording kernel stands in for the four kernels and the records are compared launch by
+// launch (scratch views by their alloc task's position, since the heap ring places each run's scratch
+// elsewhere).
 //
 //   alloc (dynamic) then per group one instance:  QK --> SF --> PV --> UP   (UP(g) <- UP(g-1))
 #include <catch2/catch.hpp>

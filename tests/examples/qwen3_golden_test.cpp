@@ -1,7 +1,7 @@
-// SPEC §6.1, conformance: the Qwen3 decode layer computed by the CPU kernels through the runtime matches
-// the sequential reference for all four schemes (A, B, and the static-template schemes C and D) at every
-// tier, also with random delays before each kernel (RuntimeConfig::timed_jitter), and a mismatch is dumped
-// to disk with a readable header.
+// docs/design/reference-graphs.md, conformance: the Qwen3 decode layer computed by the CPU kernels through
+// the runtime matches the sequential reference for all four schemes (A, B, and the static-template schemes C
+// and D) at every tier, also with random delays before each kernel (RuntimeConfig::timed_jitter), and a
+// mismatch is dumped to disk with a readable header.
 #include <catch2/catch.hpp>
 
 #include <filesystem>

@@ -1,8 +1,9 @@
-// SPEC §5 and §6.1, conformance: the Qwen3-14B decode graph: launches per tier and scope, subtasks, the
-// edge rules (scheme A against an independent restatement of them), and schemes B (discovered edges), C
-// (static templates, manual boundaries) and D (static templates, tensormap boundaries) building exactly
-// scheme A's tasks in A's order with A's edges at every tier; D touches the tensormap only at the
-// declared boundaries; the graph fits a small window in concurrent mode in every scheme.
+// docs/design/static-graph.md and docs/design/reference-graphs.md, conformance: the Qwen3-14B decode graph:
+// launches per tier and scope, subtasks, the edge rules (scheme A against an independent restatement of
+// them), and schemes B (discovered edges), C (static templates, manual boundaries) and D (static templates,
+// tensormap boundaries) building exactly scheme A's tasks in A's order with A's edges at every tier; D
+// touches the tensormap only at the declared boundaries; the graph fits a small window in concurrent mode in
+// every scheme.
 //
 //   Scope 1 (tile)          Scope 2 (row)                              Scope 3 (tile)
 //   rmsnorm -> q/k/v_proj   rope <- qk_norm, all v                     out_proj <- all online of the tile
@@ -29,8 +30,8 @@ struct ExpectedGraph {
     Edges edges;
 };
 
-/// expected_graph: SPEC §6.1's emission order and dependency rules, restated independently of the
-/// builder (batch 90, tiles of 16, chunk counts from the table).
+/// expected_graph: docs/design/reference-graphs.md's emission order and dependency rules, restated
+/// independently of the builder (batch 90, tiles of 16, chunk counts from the table).
 ExpectedGraph expected_graph(SpmdTier tier) {
     constexpr std::uint32_t kBatch = 90, kTile = 16, kTiles = 6;
     ExpectedGraph g;
@@ -93,7 +94,7 @@ struct TierFigures {
     std::uint64_t scope[3];
     std::uint64_t total;
 };
-// SPEC §6.1 table.
+// docs/design/reference-graphs.md table.
 constexpr TierFigures kFigures[] = {
     {SpmdTier::NonSpmd, {228, 1530, 1338}, 3096}, {SpmdTier::Spmd2, {120, 810, 672}, 1602},
     {SpmdTier::Spmd4, {66, 450, 348}, 864},       {SpmdTier::Spmd8, {42, 450, 186}, 678},
@@ -111,7 +112,7 @@ pto::RuntimeConfig serial_recording() {
 
 }  // namespace
 
-TEST_CASE("each tier launches the kernels of the SPEC table per scope and always 3096 subtasks",
+TEST_CASE("each tier launches the kernels of the reference table per scope and always 3096 subtasks",
           "[examples][qwen3]") {
     const Problem problem = Problem::with_fake_addresses();
     pto::Runtime rt(serial_recording());
@@ -172,7 +173,7 @@ void check_same_tasks(const pto::GraphRecord& got, const pto::GraphRecord& want)
 }  // namespace
 
 TEST_CASE(
-    "scheme A submits the SPEC emission order and exactly the rule edges, and schemes B, C and D submit "
+    "scheme A submits the defined emission order and exactly the rule edges, and schemes B, C and D submit "
     "the same tasks in the same order with the same edge set, at every tier",
     "[examples][qwen3][edges]") {
     const Problem problem = Problem::with_fake_addresses();
@@ -328,7 +329,7 @@ TEST_CASE(
     CHECK(pto::run(rt, [&] { graph.submit(Scheme::StaticManual); }).kernel_tasks == 522);
 }
 
-TEST_CASE("the kernel table has 19 FuncIds for 17 operators with the SPEC names and durations",
+TEST_CASE("the kernel table has 19 FuncIds for 17 operators with the reference names and durations",
           "[examples][qwen3]") {
     pto::Runtime rt;
     register_kernels(rt, 100);

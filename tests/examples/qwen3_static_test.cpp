@@ -1,6 +1,7 @@
-// SPEC §5 and §6.1, conformance: the static-template schemes C and D of the Qwen3 decode layer hand every
-// launch exactly the tensor views (with directions) and scalars scheme A passes, at every tier: a recording
-// kernel stands in for all 19 FuncIds and the records are compared launch by launch.
+// docs/design/static-graph.md and docs/design/reference-graphs.md, conformance: the static-template schemes C
+// and D of the Qwen3 decode layer hand every launch exactly the tensor views (with directions) and scalars
+// scheme A passes, at every tier: a recording kernel stands in for all 19 FuncIds and the records are
+// compared launch by launch.
 //
 //   G1 (tile):  rmsnorm -> q/k/v_proj -> qk_norm        templates built once per (problem, tier);
 //   G2 (row):   rope -> qk -> softmax -> sv -> online   instances bind the tile's / row's views

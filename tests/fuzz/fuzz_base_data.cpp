@@ -1,7 +1,7 @@
-// libFuzzer target (SPEC §9 and §10, issue 6): the --base-data loader fed arbitrary bytes. parse_baseline
-// and apply_baseline promise never to throw; apply_baseline may only add `vs_base` to each result and a
-// top-level `base_data`, never change a measured field. Any exception, crash, sanitizer report or changed
-// field is a bug.
+// libFuzzer target (docs/base-data.md and docs/reliability.md): the --base-data loader fed arbitrary bytes.
+// parse_baseline and apply_baseline promise never to throw; apply_baseline may only add `vs_base` to each
+// result and a top-level `base_data`, never change a measured field. Any exception, crash, sanitizer report
+// or changed field is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

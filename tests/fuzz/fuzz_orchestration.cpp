@@ -1,4 +1,4 @@
-// libFuzzer target (SPEC §10, issue 6): the orchestration API driven by the input as a small bytecode
+// libFuzzer target (docs/reliability.md): the orchestration API driven by the input as a small bytecode
 // (scopes, submits of every kind with random views, block_num and dependencies, allocations, misuse), run
 // against tiny windows and pools. A pto::Error from any call is a correct answer; anything else is a bug:
 // a crash or sanitizer report, another exception, a report where completed + failed + cancelled !=

@@ -1,4 +1,5 @@
-// SPEC §1-§2, conformance: RuntimeConfig validation names the knob, and the chip presets.
+// docs/design/machine-model.md and docs/architecture.md, conformance: RuntimeConfig validation names the
+// knob, and the chip presets.
 #include <catch2/catch.hpp>
 
 #include "pto/runtime/config.h"

@@ -1,5 +1,6 @@
-// SPEC §2, white-box: the pure dispatch policy shared by the scheduler threads and the virtual-time model.
-// MIX takes whole idle clusters first, idle cores come before pending slots, SPMD blocks are spread.
+// docs/architecture.md, white-box: the pure dispatch policy shared by the scheduler threads and the
+// virtual-time model. MIX takes whole idle clusters first, idle cores come before pending slots, SPMD blocks
+// are spread.
 #include <catch2/catch.hpp>
 
 #include <deque>

@@ -1,5 +1,5 @@
-// SPEC §2/§6, conformance: per-kernel and per-core-type timing statistics (nearest-index percentiles, MIX
-// instances as their longest lane) on hand-made timelines.
+// docs/architecture.md and docs/design/reference-graphs.md, conformance: per-kernel and per-core-type timing
+// statistics (nearest-index percentiles, MIX instances as their longest lane) on hand-made timelines.
 #include <catch2/catch.hpp>
 
 #include <sstream>

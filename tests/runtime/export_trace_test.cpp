@@ -1,5 +1,5 @@
-// SPEC §2 observability, conformance: the Perfetto / Chrome-trace writer on simulated and real timelines,
-// and the graph writers (JSON parsed back, DOT with every edge).
+// docs/architecture.md observability, conformance: the Perfetto / Chrome-trace writer on simulated and real
+// timelines, and the graph writers (JSON parsed back, DOT with every edge).
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,5 @@
-// pto::count_graph: the SPEC §8 counts of a recorded graph, on a hand-made record and on a recorded run.
+// pto::count_graph: the docs/bench.md counts of a recorded graph, on a hand-made record and on a recorded
+// run.
 #include <catch2/catch.hpp>
 
 #include "pto/runtime/graph.h"

@@ -1,5 +1,5 @@
-// SPEC §2, white-box: the heap ring carves aligned buffers in order, never splits one across the wrap, and
-// refuses what does not fit until older buffers are released.
+// docs/architecture.md, white-box: the heap ring carves aligned buffers in order, never splits one across the
+// wrap, and refuses what does not fit until older buffers are released.
 #include <catch2/catch.hpp>
 
 #include <cstdint>

@@ -1,7 +1,7 @@
-// SPEC §2 and §10, conformance: every pool (task window, heap, edge pool, argument ring, tensormap) applies
-// back-pressure while retirement can free it, and reports a provable deadlock at once with a diagnosis that
-// names the knob and what pins it; a template instance larger than the window is rejected outright. After
-// each error the same runtime runs a good graph.
+// docs/architecture.md and docs/reliability.md, conformance: every pool (task window, heap, edge pool,
+// argument ring, tensormap) applies back-pressure while retirement can free it, and reports a provable
+// deadlock at once with a diagnosis that names the knob and what pins it; a template instance larger than the
+// window is rejected outright. After each error the same runtime runs a good graph.
 #include <catch2/catch.hpp>
 
 #include <cstdint>

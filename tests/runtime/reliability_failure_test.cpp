@@ -1,5 +1,5 @@
-// SPEC §10, conformance (property): failing compute kernels on random DAGs. Exactly the transitive dependants
-// of the failed tasks are cancelled, none of them runs, every other subtask runs exactly once, and
+// docs/reliability.md, conformance (property): failing compute kernels on random DAGs. Exactly the transitive
+// dependants of the failed tasks are cancelled, none of them runs, every other subtask runs exactly once, and
 // completed + failed + cancelled = submitted; also when a dependant is submitted after its failed producer
 // retired. Seeds are printed so a failure can be replayed.
 #include <catch2/catch.hpp>

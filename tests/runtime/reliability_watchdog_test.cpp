@@ -1,6 +1,6 @@
-// SPEC §10, conformance and white-box: the watchdog turns "no progress for stall_timeout_ms" into a
-// classified stall report with the stuck task ids instead of a hang. Kernel-too-long is provoked through the
-// public API (a compute kernel blocked on a flag, a timed kernel of a quarter of an hour);
+// docs/reliability.md, conformance and white-box: the watchdog turns "no progress for stall_timeout_ms" into
+// a classified stall report with the stuck task ids instead of a hang. Kernel-too-long is provoked through
+// the public API (a compute kernel blocked on a flag, a timed kernel of a quarter of an hour);
 // ready-but-not-dispatched and dependency deadlock cannot happen in a correct runtime, so they are provoked
 // through Runtime::Impl (schedulers quiesced, a fanin counter inflated); starvation is an orchestration
 // function gone quiet.

@@ -1,5 +1,5 @@
-// SPEC §1-§2, conformance: executors, SPMD block coverage, MIX placement, exactly-once release, window
-// wrap-around and in-order retirement, through the public API.
+// docs/design/machine-model.md and docs/architecture.md, conformance: executors, SPMD block coverage, MIX
+// placement, exactly-once release, window wrap-around and in-order retirement, through the public API.
 #include <catch2/catch.hpp>
 
 #include <atomic>

@@ -1,5 +1,6 @@
-// SPEC §2 and §10, conformance: back-pressure on every pool while progress is possible, an immediate
-// CapacityDeadlock naming the knob when it is not, and a long run through a small window losing nothing.
+// docs/architecture.md and docs/reliability.md, conformance: back-pressure on every pool while progress is
+// possible, an immediate CapacityDeadlock naming the knob when it is not, and a long run through a small
+// window losing nothing.
 #include <catch2/catch.hpp>
 
 #include "pto/runtime/runtime.h"

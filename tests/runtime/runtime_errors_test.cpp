@@ -1,5 +1,5 @@
-// SPEC §3 and §10, conformance: every misuse raises pto::Error with its code and a message naming the task
-// or scope, and the runtime then runs a good graph.
+// docs/api.md and docs/reliability.md, conformance: every misuse raises pto::Error with its code and a
+// message naming the task or scope, and the runtime then runs a good graph.
 #include <catch2/catch.hpp>
 
 #include <vector>

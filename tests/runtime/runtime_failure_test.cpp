@@ -1,5 +1,5 @@
-// SPEC §10, conformance: a failing kernel marks its task failed, its dependants are cancelled without
-// running, the run reports the task, the counts add up, and the runtime runs again.
+// docs/reliability.md, conformance: a failing kernel marks its task failed, its dependants are cancelled
+// without running, the run reports the task, the counts add up, and the runtime runs again.
 #include <catch2/catch.hpp>
 
 #include <atomic>

@@ -1,4 +1,5 @@
-// SPEC §4, conformance: TensorView operations are zero-copy metadata and reject malformed requests.
+// docs/design/tensormap.md, conformance: TensorView operations are zero-copy metadata and reject malformed
+// requests.
 #include <catch2/catch.hpp>
 
 #include <vector>

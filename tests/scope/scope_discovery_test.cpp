@@ -1,5 +1,6 @@
-// SPEC §3-§4, conformance: AUTO scopes discover RAW, WAR and WAW edges from tensor arguments through the
-// whole stack; MANUAL scopes take explicit edges only and never touch the tensormap.
+// docs/api.md and docs/design/tensormap.md, conformance: AUTO scopes discover RAW, WAR and WAW edges from
+// tensor arguments through the whole stack; MANUAL scopes take explicit edges only and never touch the
+// tensormap.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// SPEC §2-§3, conformance: a scope holds its tasks until it ends (ending never waits); tasks outside any
-// scope retire as soon as they finished and nobody references them.
+// docs/architecture.md and docs/api.md, conformance: a scope holds its tasks until it ends (ending never
+// waits); tasks outside any scope retire as soon as they finished and nobody references them.
 #include <catch2/catch.hpp>
 
 #include <atomic>

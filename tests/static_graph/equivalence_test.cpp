@@ -1,7 +1,8 @@
-// SPEC §5, conformance (property): for random template bodies, N instances produce exactly the tasks
-// (kind, core, block_num, kernels) and edges of the same body submitted dynamically N times, with manual
-// boundaries in a MANUAL scope and with tensormap boundaries in an AUTO scope; and in tensormap mode only
-// the declared boundary arguments touch the map. Seeds are printed so a failure can be replayed.
+// docs/design/static-graph.md, conformance (property): for random template bodies, N instances produce
+// exactly the tasks (kind, core, block_num, kernels) and edges of the same body submitted dynamically N
+// times, with manual boundaries in a MANUAL scope and with tensormap boundaries in an AUTO scope; and in
+// tensormap mode only the declared boundary arguments touch the map. Seeds are printed so a failure can be
+// replayed.
 #include <catch2/catch.hpp>
 
 #include <set>

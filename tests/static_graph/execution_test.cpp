@@ -1,7 +1,7 @@
-// SPEC §5, conformance: chains of instances linked through manual and tensormap boundaries run correctly
-// on the compute executor with jitter (each kernel checks the values its producers wrote, and every
-// subtask runs once, after its producers); instances wait for the window like any submit; create-info
-// outputs are allocated per instance; join() waits for a whole instance.
+// docs/design/static-graph.md, conformance: chains of instances linked through manual and tensormap
+// boundaries run correctly on the compute executor with jitter (each kernel checks the values its producers
+// wrote, and every subtask runs once, after its producers); instances wait for the window like any submit;
+// create-info outputs are allocated per instance; join() waits for a whole instance.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// SPEC §5, conformance: TemplateBuilder::finalize precomputes the offset tables (fanin, fanout, sinks) and
-// rejects every malformed description with a pto::Error whose code fits and whose message names the
-// template and the node (label or kernel) or slot.
+// docs/design/static-graph.md, conformance: TemplateBuilder::finalize precomputes the offset tables (fanin,
+// fanout, sinks) and rejects every malformed description with a pto::Error whose code fits and whose message
+// names the template and the node (label or kernel) or slot.
 #include <catch2/catch.hpp>
 
 #include <initializer_list>

@@ -1,7 +1,7 @@
-// SPEC §5, §10, conformance: instantiate and Bindings reject misuse (unbound slots, a boundary mode that
-// does not fit the scope, an instance larger than the window, producers for undeclared nodes, bad node
-// indices) with a pto::Error naming the template and node or slot, submit nothing, and leave the runtime
-// (and the bindings) usable for a good instance afterwards.
+// docs/design/static-graph.md, docs/reliability.md, conformance: instantiate and Bindings reject misuse
+// (unbound slots, a boundary mode that does not fit the scope, an instance larger than the window, producers
+// for undeclared nodes, bad node indices) with a pto::Error naming the template and node or slot, submit
+// nothing, and leave the runtime (and the bindings) usable for a good instance afterwards.
 #include <catch2/catch.hpp>
 
 #include <initializer_list>

@@ -1,6 +1,6 @@
-// SPEC §10, conformance (property): random DAGs submitted while the schedulers run, through windows as
-// small as 8 slots: every subtask runs exactly once and none starts before all its producers ended, for
-// every executor and scheduler-thread count. Seeds are printed so a failure can be replayed.
+// docs/reliability.md, conformance (property): random DAGs submitted while the schedulers run, through
+// windows as small as 8 slots: every subtask runs exactly once and none starts before all its producers
+// ended, for every executor and scheduler-thread count. Seeds are printed so a failure can be replayed.
 #include <catch2/catch.hpp>
 
 #include <string>

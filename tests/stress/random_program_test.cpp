@@ -1,8 +1,8 @@
-// SPEC §4 and §10, conformance (property): random programs of tasks reading and writing random views
-// (ranges, rectangles, strided and transposed views) of a few real buffers run through AUTO scopes on the
-// compute executor, with random start delays, and must leave exactly the buffers a sequential execution of
-// the same program leaves. Every edge comes from the tensormap, so a missed RAW, WAR or WAW shows up as a
-// different buffer. Seeds are printed for replay.
+// docs/design/tensormap.md and docs/reliability.md, conformance (property): random programs of tasks reading
+// and writing random views (ranges, rectangles, strided and transposed views) of a few real buffers run
+// through AUTO scopes on the compute executor, with random start delays, and must leave exactly the buffers a
+// sequential execution of the same program leaves. Every edge comes from the tensormap, so a missed RAW, WAR
+// or WAW shows up as a different buffer. Seeds are printed for replay.
 #include <catch2/catch.hpp>
 
 #include <cstring>

@@ -1,5 +1,5 @@
-// expect_error: the one check of a misuse (SPEC §10): the call throws pto::Error with the expected code and
-// a message containing every given part (the task, slot, node or knob it must name).
+// expect_error: the one check of a misuse (docs/reliability.md): the call throws pto::Error with the expected
+// code and a message containing every given part (the task, slot, node or knob it must name).
 #pragma once
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,6 @@
-// SPEC §4 "overlap is exact for strided views, conservative only where exactness is impossible" —
-// conformance tests of views_overlap and view_covers through the public header, one geometry per case.
+// docs/design/tensormap.md "overlap is exact for strided views, conservative only where exactness is
+// impossible" — conformance tests of views_overlap and view_covers through the public header, one geometry
+// per case.
 #include <catch2/catch.hpp>
 
 #include <cstdint>

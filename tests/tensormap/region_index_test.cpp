@@ -1,5 +1,6 @@
-// SPEC §4 ("lookup cost must not grow with the number of live views of one buffer") — white-box tests of
-// RegionIndex and EntryPool (tensormap/src). Cost is counted in entries walked, never timed.
+// docs/design/tensormap.md ("lookup cost must not grow with the number of live views of one buffer") —
+// white-box tests of RegionIndex and EntryPool (tensormap/src). Cost is counted in entries walked, never
+// timed.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
-// SPEC §4 (overlap exact for strided views, conservative only where documented) — white-box tests of
-// make_view_shape, shapes_overlap and shape_covers (tensormap/src) against brute-force element sets of
-// small random views: a Yes or No must be true, Maybe must be absent wherever the design promises exactness.
+// docs/design/tensormap.md (overlap exact for strided views, conservative only where documented) — white-box
+// tests of make_view_shape, shapes_overlap and shape_covers (tensormap/src) against brute-force element sets
+// of small random views: a Yes or No must be true, Maybe must be absent wherever the design promises
+// exactness.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
-// SPEC §4 (sequential consistency: RAW, WAW, WAR; untracked views; lazy invalidation; bounded pool) and
-// §10 (capacity errors name the knob) — conformance tests of TensorMap through its public header.
+// docs/design/tensormap.md (sequential consistency: RAW, WAW, WAR; untracked views; lazy invalidation;
+// bounded pool) and docs/reliability.md (capacity errors name the knob) — conformance tests of TensorMap
+// through its public header.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

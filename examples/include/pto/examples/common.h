@@ -1,5 +1,6 @@
 // Vocabulary shared by the reference graphs, pto-bench and the tests: the four dependency schemes, the
-// five SPMD tiers and the launch rule of SPEC §6.1, and fake address spaces for full-size graphs.
+// five SPMD tiers and the launch rule of docs/design/reference-graphs.md, and fake address spaces for
+// full-size graphs.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 namespace pto::examples {
 
-/// Scheme: how a reference graph is built (SPEC §6.1). A-D in the design documents.
+/// Scheme: how a reference graph is built (docs/design/reference-graphs.md). A-D in the design documents.
 enum class Scheme : std::uint8_t {
     Manual,           ///< A: dynamic submission, PTO2_SCOPE(MANUAL), explicit edges
     Tensormap,        ///< B: dynamic submission, PTO2_SCOPE(), edges discovered from tensors
@@ -29,7 +30,7 @@ inline constexpr Scheme kAllSchemes[] = {Scheme::Manual, Scheme::Tensormap, Sche
 /// without repeats ("A,C", "manual,static-manual"); nullopt if any item is unknown or the list is empty.
 [[nodiscard]] std::optional<std::vector<Scheme>> parse_schemes(std::string_view list);
 
-/// SpmdTier: target SPMD width m = 1, 2, 4, 8, unlimited (SPEC §6.1).
+/// SpmdTier: target SPMD width m = 1, 2, 4, 8, unlimited (docs/design/reference-graphs.md).
 enum class SpmdTier : std::uint8_t { NonSpmd = 0, Spmd2 = 1, Spmd4 = 2, Spmd8 = 3, AllSpmd = 4 };
 inline constexpr SpmdTier kAllTiers[] = {SpmdTier::NonSpmd, SpmdTier::Spmd2, SpmdTier::Spmd4, SpmdTier::Spmd8,
                                          SpmdTier::AllSpmd};
@@ -47,7 +48,7 @@ struct Launch {
     std::uint32_t block_num;
 };
 
-/// launches: the launch rule of SPEC §6.1: w = min(m, n); for base = 0, w, 2w, ... < n:
+/// launches: the launch rule of docs/design/reference-graphs.md: w = min(m, n); for base = 0, w, 2w, ... < n:
 /// launch(block_num = min(w, n - base), chunk_base = base).
 [[nodiscard]] std::vector<Launch> launches(std::uint32_t chunks, SpmdTier tier);
 

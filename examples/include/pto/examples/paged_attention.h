@@ -1,5 +1,5 @@
-// Paged attention, unrolled (SPEC §6.2): shapes, paged KV cache and block table, the four kernels, the
-// per-group arguments every scheme binds, the builder of schemes A-D, and the golden check.
+// Paged attention, unrolled (docs/design/reference-graphs.md): shapes, paged KV cache and block table, the
+// four kernels, the per-group arguments every scheme binds, the builder of schemes A-D, and the golden check.
 #pragma once
 
 #include <array>
@@ -27,7 +27,8 @@ namespace pto::examples::paged_attention {
 /// Largest q-head tile one scope handles: q_tile = min(heads per KV head, kMaxQTile).
 inline constexpr std::uint32_t kMaxQTile = 128;
 
-/// Shape: the sizes of one decode step. The defaults are Case1 of SPEC §6.2 (480 x 16 heads, 8192 tokens).
+/// Shape: the sizes of one decode step. The defaults are Case1 of docs/design/reference-graphs.md (480 x 16
+/// heads, 8192 tokens).
 struct Shape {
     std::uint32_t batch = 480;
     std::uint32_t num_heads = 16;
@@ -63,7 +64,7 @@ struct Shape {
     [[nodiscard]] std::uint64_t kernel_task_count() const { return 4 * group_count(); }
 };
 
-/// case1: SPEC §6.2 Case1 (1920 kernel launches, one group per scope).
+/// case1: docs/design/reference-graphs.md Case1 (1920 kernel launches, one group per scope).
 [[nodiscard]] Shape case1();
 /// compute_case: reduced F32 dimensions for the compute executor: 2 head tiles, GQA, partial blocks and
 /// groups, 1 to 8 groups per sequence.
@@ -121,7 +122,8 @@ inline constexpr FuncId kSoftmaxPrepare{101};
 inline constexpr FuncId kPvMatmul{102};
 inline constexpr FuncId kOnlineUpdate{103};
 
-/// KernelSpec: one kernel: id, core type, name, mean a2a3 duration (SPEC §6.2) and CPU implementation.
+/// KernelSpec: one kernel: id, core type, name, mean a2a3 duration (docs/design/reference-graphs.md) and CPU
+/// implementation.
 struct KernelSpec {
     FuncId id;
     CoreType core;
@@ -215,7 +217,7 @@ void build(const Problem& problem, Scheme scheme);
 /// at once (serial mode). Never lowers a knob.
 void fit_whole_graph(RuntimeConfig& cfg, const Shape& shape);
 
-/// GraphCounts: SPEC §8's counts of a recorded graph, as pto::count_graph gives them.
+/// GraphCounts: docs/bench.md's counts of a recorded graph, as pto::count_graph gives them.
 using GraphCounts = pto::GraphCounts;
 /// expected_counts: what build(scheme) submits for `shape` (C counts as A, D as B).
 [[nodiscard]] GraphCounts expected_counts(const Shape& shape, Scheme scheme);

@@ -1,7 +1,7 @@
-// The Qwen3-14B decode layer of SPEC §6.1: its 17 operators, shapes (full and reduced), the tensors of one
-// layer, the graph builder (dynamic schemes A and B, static-template schemes C and D), the CPU kernels and
-// the golden check.
-// Sources: examples/qwen3/ (README.md there explains the graph; docs/graphs.md is the tutorial).
+// The Qwen3-14B decode layer of docs/design/reference-graphs.md: its 17 operators, shapes (full and reduced),
+// the tensors of one layer, the graph builder (dynamic schemes A and B, static-template schemes C and D), the
+// CPU kernels and the golden check. Sources: examples/qwen3/ (README.md there explains the graph;
+// docs/graphs.md is the tutorial).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,7 @@ namespace pto::examples::qwen3 {
 
 // ---- Operators and kernels ----------------------------------------------------------------------------
 
-/// Op: the 17 operators of the layer in table order (SPEC §6.1).
+/// Op: the 17 operators of the layer in table order (docs/design/reference-graphs.md).
 enum class Op : std::uint8_t {
     RmsNorm,  ///< Scope 1 (per tile)
     QProj,
@@ -46,13 +46,13 @@ enum class Op : std::uint8_t {
 };
 inline constexpr std::uint32_t kOpCount = 17;
 
-/// OpInfo: one row of the SPEC §6.1 table.
+/// OpInfo: one row of the docs/design/reference-graphs.md table.
 struct OpInfo {
     std::string_view name;
     CoreType core;
     std::uint32_t chunks;  ///< n: subtasks per tile (Scopes 1, 3) or per row (Scope 2), at every tier
     std::uint32_t scope;   ///< 1, 2 or 3
-    double duration_us;    ///< mean a2a3 duration of one subtask (SPEC §6.1)
+    double duration_us;    ///< mean a2a3 duration of one subtask (docs/design/reference-graphs.md)
 };
 
 /// op_info: the table row of `op`.
@@ -76,8 +76,9 @@ void register_kernels(Runtime& rt, std::uint16_t first = 0);
 
 // ---- Shapes -------------------------------------------------------------------------------------------
 
-/// Shapes: the dimensions of one decode layer. The chunk counts per operator are fixed by SPEC §6.1 and
-/// do not appear here; chunk sizes follow from the dimensions (e.g. q_proj column chunk = hidden / 20).
+/// Shapes: the dimensions of one decode layer. The chunk counts per operator are fixed by
+/// docs/design/reference-graphs.md and do not appear here; chunk sizes follow from the dimensions (e.g.
+/// q_proj column chunk = hidden / 20).
 struct Shapes {
     std::uint32_t batch = 90;      ///< real rows; Scope 2 iterates them
     std::uint32_t tile_rows = 16;  ///< Scopes 1 and 3 iterate tiles of this many rows (last partial)
@@ -88,7 +89,7 @@ struct Shapes {
     std::uint32_t max_context = 4096;  ///< KV-cache positions per row (context lengths vary per row)
     std::uint32_t kv_block = 128;      ///< positions per softmax block (what online_softmax combines)
 
-    /// full: the Qwen3-14B sizes of SPEC §6.1 (for graphs over fake addresses).
+    /// full: the Qwen3-14B sizes of docs/design/reference-graphs.md (for graphs over fake addresses).
     static Shapes full();
     /// reduced: the same tiles, rows, heads and chunk counts with small chunks (head_dim 16,
     /// intermediate 544, contexts up to 32 in blocks of 8), cheap enough to compute on the CPU.
@@ -188,7 +189,8 @@ class Problem {
 
 // ---- The graph -----------------------------------------------------------------------------------------
 
-/// LaunchCounts: kernel launches per scope for one tier (SPEC §6.1 table), and subtasks (always 3096).
+/// LaunchCounts: kernel launches per scope for one tier (docs/design/reference-graphs.md table), and subtasks
+/// (always 3096).
 struct LaunchCounts {
     std::uint64_t scope[3] = {};
     std::uint64_t subtasks = 0;
@@ -198,14 +200,14 @@ struct LaunchCounts {
 /// expected_launches: the counts the launch rule gives for `shapes` at `tier`.
 [[nodiscard]] LaunchCounts expected_launches(const Shapes& shapes, SpmdTier tier);
 
-/// DecodeGraph: submits the layer's graph (SPEC §6.1) for one problem and tier. Construct it outside the
-/// timed region: it precomputes the launches and the id storage, and builds the static templates of
-/// schemes C and D (G1 = a tile of Scope 1, G2 = a row of Scope 2, G3 = a tile of Scope 3, per boundary
-/// mode) with their bindings. Then call submit inside pto::run as often as wanted; submit allocates
-/// nothing. Scopes: one per tile in Scope 1, one per row in Scope 2, one per tile in Scope 3 (at most 223
-/// tasks each), no enclosing scope, so any window of >= 256 tasks runs the graph in concurrent mode (C and
-/// D also need room for a whole instance's argument records: about 155 KiB for G3 at non-spmd, which the
-/// default RuntimeConfig::argument_bytes of window_tasks x 512 covers from a window of 512). The problem
+/// DecodeGraph: submits the layer's graph (docs/design/reference-graphs.md) for one problem and tier.
+/// Construct it outside the timed region: it precomputes the launches and the id storage, and builds the
+/// static templates of schemes C and D (G1 = a tile of Scope 1, G2 = a row of Scope 2, G3 = a tile of Scope
+/// 3, per boundary mode) with their bindings. Then call submit inside pto::run as often as wanted; submit
+/// allocates nothing. Scopes: one per tile in Scope 1, one per row in Scope 2, one per tile in Scope 3 (at
+/// most 223 tasks each), no enclosing scope, so any window of >= 256 tasks runs the graph in concurrent mode
+/// (C and D also need room for a whole instance's argument records: about 155 KiB for G3 at non-spmd, which
+/// the default RuntimeConfig::argument_bytes of window_tasks x 512 covers from a window of 512). The problem
 /// must outlive the graph, and the graph every run it submitted (instances refer to its templates).
 /// One orchestrator thread at a time per graph (the bindings are its per-instance workspace).
 ///

@@ -17,7 +17,8 @@ inline constexpr std::uint32_t kMaxScalarArgs = 32;
 /// Largest block_num (SPMD width) of one task.
 inline constexpr std::uint32_t kMaxBlockNum = 65535;
 
-/// TaskKind: kernels run on cores; framework tasks exist to join edges or to own buffers (SPEC §1).
+/// TaskKind: kernels run on cores; framework tasks exist to join edges or to own buffers
+/// (docs/design/machine-model.md).
 enum class TaskKind : std::uint8_t {
     Kernel,          ///< runs block_num subtasks on cores of its CoreType
     DependencyOnly,  ///< no kernel; completes once its producers have, joining N+M edges instead of N*M

@@ -1,5 +1,6 @@
-// TensorView, the value type every task argument uses: a strided view of a buffer (SPEC §4), plus the
-// direction a task accesses it with. Views are metadata only; slicing, reshaping and transposing never copy.
+// TensorView, the value type every task argument uses: a strided view of a buffer (docs/design/tensormap.md),
+// plus the direction a task accesses it with. Views are metadata only; slicing, reshaping and transposing
+// never copy.
 #pragma once
 
 #include <cstddef>

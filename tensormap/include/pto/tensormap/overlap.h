@@ -1,6 +1,7 @@
-// Exact overlap of strided tensor views (SPEC §4): whether two views of one buffer share an element, and
-// whether one view covers every element of another. Where exactness is impossible within a bounded cost,
-// the answer is conservative (overlap assumed, coverage denied); docs/design/tensormap.md lists the cases.
+// Exact overlap of strided tensor views (docs/design/tensormap.md): whether two views of one buffer share an
+// element, and whether one view covers every element of another. Where exactness is impossible within a
+// bounded cost, the answer is conservative (overlap assumed, coverage denied); docs/design/tensormap.md lists
+// the cases.
 #pragma once
 
 #include "pto/runtime/tensor.h"
