@@ -156,28 +156,32 @@ TEST_CASE("the blocks of an SPMD launch spread over the cores of every scheduler
 }
 
 //   one AIC launch of 8 blocks  vs  8 AIC launches of 1 block; 10 us kernels on 8 clusters, one thread;
-//   dispatch 4 us per task, pickup 1 us per core, completion 2 us per task
-TEST_CASE("an SPMD launch pays dispatch and completion once, pickup per core", "[sim]") {
+//   dispatch 4 us and pickup 1 us per block written, completion 2 us per block, submit 3 us
+TEST_CASE("the scheduler pays per block, so an SPMD launch saves submits but not dispatches", "[sim]") {
     SimConfig cfg = free_config(8, 1);
     cfg.cost.dispatch_us = 4.0;
     cfg.cost.core_pickup_us = 1.0;
     cfg.cost.completion_us = 2.0;
+    cfg.cost.submit_us = 3.0;
 
     GraphBuilder spmd;
     spmd.task(CoreType::AIC, spmd.kernel("mm", 10.0), 8);
     const SimReport one = simulate(spmd.graph(), cfg);
-    // Blocks written at 5, 6, ..., 12; the last ends at 22.
-    CHECK(one.makespan_us == Approx(22.0));
-    CHECK(one.sched_busy_us == Approx(4.0 + 8 * 1.0 + 2.0));
+    // Published at 3; blocks written at 8, 13, ..., 43; the last ends at 53.
+    CHECK(one.makespan_us == Approx(53.0));
+    CHECK(one.sched_busy_us == Approx(8 * (4.0 + 1.0 + 2.0)));
+    CHECK(one.orch_busy_us == Approx(3.0));
 
     GraphBuilder single;
     const FuncId k = single.kernel("mm", 10.0);
     for (int i = 0; i < 8; ++i)
         single.task(CoreType::AIC, k);
     const SimReport eight = simulate(single.graph(), cfg);
-    // Writes at 5, 10, ..., 40; the last ends at 50.
-    CHECK(eight.makespan_us == Approx(50.0));
+    // The same scheduler work, but eight submits instead of one: no earlier than the SPMD launch (the
+    // completions of early tasks now share passes with later writes).
+    CHECK(eight.makespan_us >= one.makespan_us);
     CHECK(eight.sched_busy_us == Approx(8 * (4.0 + 1.0 + 2.0)));
+    CHECK(eight.orch_busy_us == Approx(24.0));
 }
 
 //   twenty independent AIV tasks of 0.1 us, each submit costing 10 us
@@ -359,16 +363,26 @@ TEST_CASE("the model rejects graphs and cost models it cannot replay, naming the
     }
 }
 
-TEST_CASE("the default cost model carries the published AICPU figures", "[sim]") {
+TEST_CASE("the default cost model is the proxy-a2a3 profile, and every cost is a named parameter", "[sim]") {
+    const SimProfile* proxy = sim_profile("proxy-a2a3");
+    REQUIRE(proxy != nullptr);
+    REQUIRE(sim_profiles().size() == 2);
+    CHECK(sim_profiles()[0].name == "proxy-a2a3");
+    CHECK(sim_profile("simpler-a2a3") != nullptr);
+    CHECK(sim_profile("host") == nullptr);
     const CostModel c;
-    CHECK(c.submit_us == 0.874);
-    CHECK(c.dispatch_us == 4.5);
-    CHECK(c.completion_us == 3.0);
-    CHECK(c.fanout_edge_us == 0.1);
-    CHECK(c.core_pickup_us == 0.8);
-    CHECK(c.poll_us == 0.1);
-    CHECK(CostModel::default_submit_us(DependencyMode::Manual) == Approx(0.437));
-    CHECK(CostModel::for_mode(DependencyMode::StaticManual).submit_us == Approx(0.2185));
+    for (const CostParameter& p : cost_parameters()) {
+        CAPTURE(p.name);
+        CHECK(c.*p.field == proxy->cost.*p.field);
+        CHECK(find_cost_parameter(p.name) == &p);
+    }
+    CHECK(find_cost_parameter("mode_multiplier") == nullptr);
+    // The optional charges stay off unless a profile sets them.
+    CHECK(c.core_pickup_us == 0.0);
+    CHECK(c.poll_us == 0.0);
+    const CostModel zero = without_aicpu_costs(sim_profile("simpler-a2a3")->cost);
+    for (const CostParameter& p : cost_parameters())
+        if (std::string(p.name) != "duration_cv") CHECK(zero.*p.field == 0.0);
     CHECK(CostModel::host_submit_us(500.0, 1.5) == Approx(0.75));
     CHECK_THROWS_AS(CostModel::host_submit_us(500.0, 0.0), Error);
 }

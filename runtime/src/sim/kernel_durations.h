@@ -28,6 +28,7 @@ class KernelDurations {
         bool has_quantiles = false;
         double mean_us = 0.0;
         double q_us[5] = {};  // min, median, P90, P99, max
+        double q_scale = 1.0;  // mean / mean of the piecewise-linear inverse CDF: keeps the kernel's mean
         double log_mu = 0.0;  // lognormal parameters matching mean and cv
         double log_sigma = 0.0;
     };
