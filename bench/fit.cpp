@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <limits>
@@ -38,12 +39,15 @@ const CostParameter& parameter_named(const std::string& name) {
 struct Box {
     std::vector<const CostParameter*> params;
     std::vector<double> log_lo, log_hi;
+    std::vector<std::pair<const CostParameter*, const CostParameter*>> tied;  // follower, leader
 
     CostModel apply(CostModel cost, const std::vector<double>& y) const {
         for (std::size_t i = 0; i < params.size(); ++i) {
             const double t = std::clamp(y[i], 0.0, 1.0);
             cost.*params[i]->field = std::exp(log_lo[i] + t * (log_hi[i] - log_lo[i]));
         }
+        for (const auto& [follower, leader] : tied)
+            cost.*follower->field = cost.*leader->field;
         return cost;
     }
 };
@@ -148,6 +152,7 @@ struct MeasuredRow {
     bool pending_slots = true;
     bool drop_allocs = false;
     std::optional<double> span_us;
+    std::optional<double> reported_span_us;  // a span recorded for reference only (not fitted)
 };
 
 struct Measurements {
@@ -155,6 +160,7 @@ struct Measurements {
     std::string source;
     CostModel base;
     std::vector<FitParameter> free;
+    std::vector<FitTie> tied;
     std::vector<MeasuredRow> rows;
     struct Ratio {
         std::string id, numerator, denominator;
@@ -198,6 +204,12 @@ Measurements load_measurements(const std::string& path) {
             parameter_named(key);
             m.free.push_back(FitParameter{key, range.at(0).get<double>(), range.at(1).get<double>()});
         }
+        if (j.contains("tied"))
+            for (const auto& [follower, leader] : j.at("tied").items()) {
+                parameter_named(follower);
+                parameter_named(leader.get<std::string>());
+                m.tied.push_back(FitTie{follower, leader.get<std::string>()});
+            }
         for (const nlohmann::json& row : j.at("rows")) {
             MeasuredRow r;
             r.id = row.at("id").get<std::string>();
@@ -205,6 +217,7 @@ Measurements load_measurements(const std::string& path) {
             r.pending_slots = row.value("pending_slots", true);
             r.drop_allocs = row.value("drop_allocs", false);
             if (row.contains("span_us") && !row.at("span_us").is_null()) r.span_us = row.at("span_us").get<double>();
+            if (row.contains("reported_span_us")) r.reported_span_us = row.at("reported_span_us").get<double>();
             m.rows.push_back(std::move(r));
         }
         if (j.contains("ratios"))
@@ -232,6 +245,7 @@ LoadedProblem load_problem(const std::string& path) {
     const Measurements& m = lp.measurements;
     lp.problem.base = m.base;
     lp.problem.free = m.free;
+    lp.problem.tied = m.tied;
     std::map<std::string, std::size_t> index;
     for (const MeasuredRow& r : m.rows) {
         RecordedGraph recorded = record_graph(r.scenario);
@@ -284,7 +298,7 @@ double span_us(const GraphRecord& graph, const SimConfig& config) {
     return static_cast<double>(last - first) / 1000.0;
 }
 
-std::vector<double> predict(const FitProblem& problem, const CostModel& cost) {
+std::vector<double> case_spans(const FitProblem& problem, const CostModel& cost) {
     std::vector<double> spans(problem.cases.size());
     for (std::size_t i = 0; i < problem.cases.size(); ++i) {
         SimConfig c = problem.cases[i].config;
@@ -292,6 +306,11 @@ std::vector<double> predict(const FitProblem& problem, const CostModel& cost) {
         c.record_trace = false;
         spans[i] = span_us(*problem.cases[i].graph, c);
     }
+    return spans;
+}
+
+std::vector<double> predict(const FitProblem& problem, const CostModel& cost) {
+    const std::vector<double> spans = case_spans(problem, cost);
     std::vector<double> out;
     out.reserve(problem.targets.size());
     for (const FitTarget& t : problem.targets)
@@ -314,6 +333,8 @@ FitResult fit_costs(const FitProblem& problem) {
         box.log_lo.push_back(std::log(p.lo));
         box.log_hi.push_back(std::log(p.hi));
     }
+    for (const FitTie& t : problem.tied)
+        box.tied.emplace_back(&parameter_named(t.follower), &parameter_named(t.leader));
     NelderMead nm{problem, box};
     std::vector<double> best_y(box.params.size(), 0.5);
     double best_f = std::numeric_limits<double>::infinity();
@@ -333,6 +354,10 @@ FitResult fit_costs(const FitProblem& problem) {
     }
     FitResult r;
     r.cost = box.apply(problem.base, best_y);
+    // The model rounds every cost to the nanosecond, so rounding the result there loses nothing and keeps
+    // the profile readable.
+    for (const CostParameter& p : cost_parameters())
+        if (p.field != &CostModel::duration_cv) r.cost.*p.field = std::round(r.cost.*p.field * 1000.0) / 1000.0;
     r.predicted = predict(problem, r.cost);
     r.objective = objective_of(r.predicted, problem.targets);
     r.evaluations = nm.evaluations;
@@ -378,29 +403,50 @@ int run_fit_command(const std::string& measured_path, const std::string& out_pat
         nlohmann::json free = nlohmann::json::object();
         for (const FitParameter& p : lp.problem.free)
             free[p.name] = {p.lo, p.hi};
+        nlohmann::json tied = nlohmann::json::object();
+        for (const FitTie& t : lp.problem.tied)
+            tied[t.follower] = t.leader;
         const nlohmann::json residuals = residuals_json(lp.problem, r.predicted);
+        nlohmann::json spans = nlohmann::json::array();
+        const std::vector<double> predicted_spans = case_spans(lp.problem, r.cost);
+        for (std::size_t i = 0; i < lp.measurements.rows.size(); ++i) {
+            const MeasuredRow& row = lp.measurements.rows[i];
+            nlohmann::json s = {{"id", row.id}, {"predicted_span_us", predicted_spans[i]}};
+            if (row.span_us) s["measured_span_us"] = *row.span_us;
+            if (row.reported_span_us) s["reported_span_us"] = *row.reported_span_us;
+            spans.push_back(s);
+        }
         const nlohmann::json profile = {{"schema", kProfileSchema},
                                         {"name", lp.measurements.name},
                                         {"source", lp.measurements.source},
-                                        {"fitted_from", measured_path},
+                                        {"fitted_from", std::filesystem::path(measured_path).filename().string()},
                                         {"free", free},
+                                        {"tied", tied},
                                         {"costs", costs},
                                         {"objective", r.objective},
                                         {"evaluations", r.evaluations},
-                                        {"residuals", residuals}};
+                                        {"residuals", residuals},
+                                        {"spans", spans}};
 
-        out << "fit of " << lp.measurements.name << " (" << r.evaluations << " simulations per case, objective "
+        out << "fit of " << lp.measurements.name << " (" << r.evaluations << " evaluations, objective "
             << std::setprecision(4) << r.objective << ")\n";
         for (const FitParameter& p : lp.problem.free)
             out << "  " << std::left << std::setw(22) << p.name << std::right << std::fixed << std::setprecision(4)
                 << r.cost.*parameter_named(p.name).field << "  in [" << p.lo << ", " << p.hi << "]\n";
-        out << std::left << std::setw(24) << "  target" << std::right << std::setw(12) << "measured" << std::setw(12)
+        out << std::left << std::setw(32) << "  target" << std::right << std::setw(12) << "measured" << std::setw(12)
             << "predicted" << std::setw(9) << "error%" << '\n';
         for (const nlohmann::json& row : residuals)
-            out << "  " << std::left << std::setw(22) << row.at("id").get<std::string>() << std::right
+            out << "  " << std::left << std::setw(30) << row.at("id").get<std::string>() << std::right
                 << std::setprecision(row.at("kind") == "ratio" ? 3 : 1) << std::setw(12)
                 << row.at("measured").get<double>() << std::setw(12) << row.at("predicted").get<double>()
                 << std::setprecision(1) << std::setw(9) << row.at("error_pct").get<double>() << '\n';
+        for (const nlohmann::json& row : spans) {
+            out << "  span " << std::left << std::setw(25) << row.at("id").get<std::string>() << std::right
+                << std::setprecision(1) << " predicted " << row.at("predicted_span_us").get<double>() << " us";
+            if (row.contains("reported_span_us"))
+                out << " (reported on the device: " << row.at("reported_span_us").get<double>() << " us)";
+            out << '\n';
+        }
         out.unsetf(std::ios::fixed);
         if (!out_path.empty()) {
             std::ofstream file(out_path);

@@ -38,11 +38,18 @@ struct FitTarget {
     double measured = 0.0;
 };
 
+/// FitTie: a cost that moves with a free one (follower = leader), when the data cannot tell them apart.
+struct FitTie {
+    std::string follower;
+    std::string leader;
+};
+
 struct FitProblem {
     std::vector<FitCase> cases;
     std::vector<FitTarget> targets;
     CostModel base;  ///< the costs that are not free
     std::vector<FitParameter> free;
+    std::vector<FitTie> tied;
 };
 
 struct FitResult {
@@ -56,6 +63,8 @@ struct FitResult {
 /// taken), in microseconds.
 [[nodiscard]] double span_us(const GraphRecord& graph, const SimConfig& config);
 
+/// case_spans: each case's span_us under `cost`.
+[[nodiscard]] std::vector<double> case_spans(const FitProblem& problem, const CostModel& cost);
 /// predict: each target's predicted value under `cost`.
 [[nodiscard]] std::vector<double> predict(const FitProblem& problem, const CostModel& cost);
 

@@ -52,24 +52,24 @@ struct CostModel {
 
     // ---- Orchestrator (1 AICPU thread): the same structure for every dependency scheme ----
     /// Cost of one submit (any task kind): building the task and publishing it.
-    double submit_us = 0.2;
+    double submit_us = 0.1;
     /// Cost per dependency edge of a submit (each recorded producer, named explicitly or discovered).
-    double submit_edge_us = 0.05;
+    double submit_edge_us = 0.02;
     /// Cost per tensormap lookup and per tensormap insert (SimConfig::tensormap_lookups / _inserts).
-    double tensormap_lookup_us = 0.05;
-    double tensormap_insert_us = 0.05;
+    double tensormap_lookup_us = 0.115;
+    double tensormap_insert_us = 0.115;
 
     // ---- Scheduler threads (AICPU) ----
     /// Building and writing one block's payload to its core (a MIX block: once for its three lanes).
-    double dispatch_us = 1.0;
+    double dispatch_us = 1.807;
     /// Handling one finished block (a MIX block: once, when its last lane is handled), and completing one
     /// dependency-only task.
-    double completion_us = 1.0;
+    double completion_us = 1.807;
     /// Releasing one fanout edge of a completed task (one consumer's fanin decrement).
-    double fanout_edge_us = 0.1;
+    double fanout_edge_us = 0.05;
     /// From the dispatch write to the kernel's start on the core. Does not occupy the scheduler thread; a
     /// block written into a pending slot starts when the running kernel ends if the latency has passed.
-    double start_latency_us = 1.0;
+    double start_latency_us = 12.53;
     /// Optional extra charges, 0 unless a profile sets them: per core written (a MIX block writes three)
     /// and per busy core polled in each scheduler pass.
     double core_pickup_us = 0.0;
