@@ -89,7 +89,8 @@ struct NelderMead {
             std::vector<std::size_t> order(n + 1);
             for (std::size_t i = 0; i <= n; ++i)
                 order[i] = i;
-            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return fx[a] < fx[b]; });
+            std::stable_sort(order.begin(), order.end(),
+                             [&](std::size_t a, std::size_t b) { return fx[a] < fx[b]; });
             const std::size_t best = order[0];
             const std::size_t worst = order[n];
             const std::size_t second = order[n - 1];
@@ -216,16 +217,17 @@ Measurements load_measurements(const std::string& path) {
             r.scenario = scenario_for(path + ": row " + r.id, row);
             r.pending_slots = row.value("pending_slots", true);
             r.drop_allocs = row.value("drop_allocs", false);
-            if (row.contains("span_us") && !row.at("span_us").is_null()) r.span_us = row.at("span_us").get<double>();
-            if (row.contains("reported_span_us")) r.reported_span_us = row.at("reported_span_us").get<double>();
+            if (row.contains("span_us") && !row.at("span_us").is_null())
+                r.span_us = row.at("span_us").get<double>();
+            if (row.contains("reported_span_us"))
+                r.reported_span_us = row.at("reported_span_us").get<double>();
             m.rows.push_back(std::move(r));
         }
         if (j.contains("ratios"))
             for (const nlohmann::json& ratio : j.at("ratios"))
-                m.ratios.push_back(Measurements::Ratio{ratio.at("id").get<std::string>(),
-                                                       ratio.at("numerator").get<std::string>(),
-                                                       ratio.at("denominator").get<std::string>(),
-                                                       ratio.at("value").get<double>()});
+                m.ratios.push_back(Measurements::Ratio{
+                    ratio.at("id").get<std::string>(), ratio.at("numerator").get<std::string>(),
+                    ratio.at("denominator").get<std::string>(), ratio.at("value").get<double>()});
     } catch (const nlohmann::json::exception& e) {
         bad(path + ": " + e.what());
     }
@@ -250,7 +252,7 @@ LoadedProblem load_problem(const std::string& path) {
     for (const MeasuredRow& r : m.rows) {
         RecordedGraph recorded = record_graph(r.scenario);
         auto graph = std::make_unique<GraphRecord>(r.drop_allocs ? without_alloc_tasks(recorded.graph)
-                                                                  : std::move(recorded.graph));
+                                                                 : std::move(recorded.graph));
         FitCase c;
         c.graph = graph.get();
         c.config.use_pending_slots = r.pending_slots;
@@ -357,7 +359,8 @@ FitResult fit_costs(const FitProblem& problem) {
     // The model rounds every cost to the nanosecond, so rounding the result there loses nothing and keeps
     // the profile readable.
     for (const CostParameter& p : cost_parameters())
-        if (p.field != &CostModel::duration_cv) r.cost.*p.field = std::round(r.cost.*p.field * 1000.0) / 1000.0;
+        if (p.field != &CostModel::duration_cv)
+            r.cost.*p.field = std::round(r.cost.*p.field * 1000.0) / 1000.0;
     r.predicted = predict(problem, r.cost);
     r.objective = objective_of(r.predicted, problem.targets);
     r.evaluations = nm.evaluations;
@@ -379,7 +382,8 @@ GraphRecord without_alloc_tasks(const GraphRecord& graph) {
         for (const TaskId p : graph.producers_of(t)) {
             const std::int64_t pi = graph.index_of(p);
             if (pi >= 0 && new_id[static_cast<std::size_t>(pi)] < 0) continue;  // an alloc task
-            out.producers.push_back(pi >= 0 ? TaskId{static_cast<std::uint64_t>(new_id[static_cast<std::size_t>(pi)])} : p);
+            out.producers.push_back(
+                pi >= 0 ? TaskId{static_cast<std::uint64_t>(new_id[static_cast<std::size_t>(pi)])} : p);
         }
         copy.producer_count = static_cast<std::uint32_t>(out.producers.size()) - copy.first_producer;
         out.tasks.push_back(copy);
@@ -416,25 +420,27 @@ int run_fit_command(const std::string& measured_path, const std::string& out_pat
             if (row.reported_span_us) s["reported_span_us"] = *row.reported_span_us;
             spans.push_back(s);
         }
-        const nlohmann::json profile = {{"schema", kProfileSchema},
-                                        {"name", lp.measurements.name},
-                                        {"source", lp.measurements.source},
-                                        {"fitted_from", std::filesystem::path(measured_path).filename().string()},
-                                        {"free", free},
-                                        {"tied", tied},
-                                        {"costs", costs},
-                                        {"objective", r.objective},
-                                        {"evaluations", r.evaluations},
-                                        {"residuals", residuals},
-                                        {"spans", spans}};
+        const nlohmann::json profile = {
+            {"schema", kProfileSchema},
+            {"name", lp.measurements.name},
+            {"source", lp.measurements.source},
+            {"fitted_from", std::filesystem::path(measured_path).filename().string()},
+            {"free", free},
+            {"tied", tied},
+            {"costs", costs},
+            {"objective", r.objective},
+            {"evaluations", r.evaluations},
+            {"residuals", residuals},
+            {"spans", spans}};
 
         out << "fit of " << lp.measurements.name << " (" << r.evaluations << " evaluations, objective "
             << std::setprecision(4) << r.objective << ")\n";
         for (const FitParameter& p : lp.problem.free)
-            out << "  " << std::left << std::setw(22) << p.name << std::right << std::fixed << std::setprecision(4)
-                << r.cost.*parameter_named(p.name).field << "  in [" << p.lo << ", " << p.hi << "]\n";
-        out << std::left << std::setw(32) << "  target" << std::right << std::setw(12) << "measured" << std::setw(12)
-            << "predicted" << std::setw(9) << "error%" << '\n';
+            out << "  " << std::left << std::setw(22) << p.name << std::right << std::fixed
+                << std::setprecision(4) << r.cost.*parameter_named(p.name).field << "  in [" << p.lo << ", "
+                << p.hi << "]\n";
+        out << std::left << std::setw(32) << "  target" << std::right << std::setw(12) << "measured"
+            << std::setw(12) << "predicted" << std::setw(9) << "error%" << '\n';
         for (const nlohmann::json& row : residuals)
             out << "  " << std::left << std::setw(30) << row.at("id").get<std::string>() << std::right
                 << std::setprecision(row.at("kind") == "ratio" ? 3 : 1) << std::setw(12)
@@ -442,7 +448,8 @@ int run_fit_command(const std::string& measured_path, const std::string& out_pat
                 << std::setprecision(1) << std::setw(9) << row.at("error_pct").get<double>() << '\n';
         for (const nlohmann::json& row : spans) {
             out << "  span " << std::left << std::setw(25) << row.at("id").get<std::string>() << std::right
-                << std::setprecision(1) << " predicted " << row.at("predicted_span_us").get<double>() << " us";
+                << std::setprecision(1) << " predicted " << row.at("predicted_span_us").get<double>()
+                << " us";
             if (row.contains("reported_span_us"))
                 out << " (reported on the device: " << row.at("reported_span_us").get<double>() << " us)";
             out << '\n';

@@ -147,15 +147,19 @@ int main(int argc, char** argv) {
         "--plot", cl.plot_path,
         "write an SVG chart of orchestration ns/task and predicted makespan per SPMD tier to FILE");
     app.add_flag("--no-sim", cl.no_sim, "skip the virtual-time model");
-    app.add_option("--sim-profile", cl.sim_profile,
-                   "the model's costs: proxy-a2a3 (default), simpler-a2a3, host[:<profile>] or a profile JSON "
-                   "file");
-    app.add_option("--sim-cost", cl.sim_costs,
-                   "override one model cost, key=value (repeatable; keys: the CostModel fields, e.g. dispatch_us, "
-                   "and host_frequency_scale)");
-    app.add_option("--pending-slots", cl.pending_slots, "the model's pending slot per core: on (default) or off");
-    app.add_option("--fit", cl.fit_path,
-                   "fit model costs to the device measurements in FILE (bench/profiles/*.measured.json) and exit");
+    app.add_option(
+        "--sim-profile", cl.sim_profile,
+        "the model's costs: proxy-a2a3 (default), simpler-a2a3, host[:<profile>] or a profile JSON "
+        "file");
+    app.add_option(
+        "--sim-cost", cl.sim_costs,
+        "override one model cost, key=value (repeatable; keys: the CostModel fields, e.g. dispatch_us, "
+        "and host_frequency_scale)");
+    app.add_option("--pending-slots", cl.pending_slots,
+                   "the model's pending slot per core: on (default) or off");
+    app.add_option(
+        "--fit", cl.fit_path,
+        "fit model costs to the device measurements in FILE (bench/profiles/*.measured.json) and exit");
     app.add_option("--fit-out", cl.fit_out_path, "with --fit: write the fitted profile JSON to FILE");
     app.add_flag("--peers", cl.bench.peers, "also run the graphs on oneTBB flow_graph and OpenMP tasks");
     app.add_flag("--list", cl.list, "list the scenarios and exit");

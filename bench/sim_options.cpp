@@ -42,8 +42,9 @@ std::string known_profiles() {
 
 SimProfile load_profile_file(const std::string& path) {
     std::ifstream in(path);
-    if (!in) bad("--sim-profile " + path + ": no built-in profile of that name (" + known_profiles() +
-                 ") and no readable file");
+    if (!in)
+        bad("--sim-profile " + path + ": no built-in profile of that name (" + known_profiles() +
+            ") and no readable file");
     nlohmann::json j;
     try {
         in >> j;
@@ -57,7 +58,8 @@ SimProfile load_profile_file(const std::string& path) {
     p.source = j.value("source", "profile file " + path);
     for (const auto& [key, value] : j.at("costs").items()) {
         const CostParameter* param = find_cost_parameter(key);
-        if (param == nullptr) bad("profile file " + path + ": unknown cost '" + key + "' (" + known_keys() + ")");
+        if (param == nullptr)
+            bad("profile file " + path + ": unknown cost '" + key + "' (" + known_keys() + ")");
         if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0.0)
             bad("profile file " + path + ": cost '" + key + "' must be a number >= 0");
         p.cost.*param->field = value.get<double>();
@@ -112,8 +114,8 @@ SimSettings resolve_sim_settings(const std::string& profile, const std::vector<s
     return s;
 }
 
-SimConfig sim_config_for(const SimSettings& settings, const GraphRecord& graph, const OrchestratorStats& stats,
-                         double host_orch_ns_per_kernel_task) {
+SimConfig sim_config_for(const SimSettings& settings, const GraphRecord& graph,
+                         const OrchestratorStats& stats, double host_orch_ns_per_kernel_task) {
     SimConfig c;
     c.cost = settings.cost;
     c.use_pending_slots = settings.use_pending_slots;
@@ -126,7 +128,8 @@ SimConfig sim_config_for(const SimSettings& settings, const GraphRecord& graph, 
         // The host figure is per kernel task; the model charges every submit, so spread the same total
         // over all of them.
         const double total_ns = host_orch_ns_per_kernel_task * static_cast<double>(kernels);
-        const double per_submit_ns = graph.tasks.empty() ? 0.0 : total_ns / static_cast<double>(graph.tasks.size());
+        const double per_submit_ns =
+            graph.tasks.empty() ? 0.0 : total_ns / static_cast<double>(graph.tasks.size());
         c.cost.submit_us = CostModel::host_submit_us(per_submit_ns, settings.host_frequency_scale);
         c.cost.submit_edge_us = 0.0;
         c.cost.tensormap_lookup_us = 0.0;

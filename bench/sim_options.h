@@ -34,7 +34,8 @@ struct SimSettings {
 /// scheduler costs, "host:<built-in>" = with that profile's, or a profile JSON file), then each
 /// "key=value" of `costs` (every name of cost_parameters(), plus host_frequency_scale), then
 /// `pending_slots` ("on", "off" or empty = on). Throws pto::Error{InvalidArgument} naming the bad value.
-[[nodiscard]] SimSettings resolve_sim_settings(const std::string& profile, const std::vector<std::string>& costs,
+[[nodiscard]] SimSettings resolve_sim_settings(const std::string& profile,
+                                               const std::vector<std::string>& costs,
                                                const std::string& pending_slots);
 
 /// load_profile_file: the costs of a profile JSON file ("pto-sim-profile/1": {"name", "source",

@@ -23,7 +23,8 @@ TEST_CASE("pto-bench records the model's profile and costs, and rejects bad mode
           "[bench][sim-options]") {
     const std::string json = (kDir / "sim_options.json").string();
     REQUIRE(run("--case paged_attention --mode manual --reps 1 --warmup 0 --sim-profile simpler-a2a3 "
-                "--sim-cost dispatch_us=2.5 --pending-slots off --json " + json) == 0);
+                "--sim-cost dispatch_us=2.5 --pending-slots off --json " +
+                json) == 0);
     std::ifstream in(json);
     nlohmann::json report;
     in >> report;
@@ -38,8 +39,9 @@ TEST_CASE("pto-bench records the model's profile and costs, and rejects bad mode
     CHECK(sim.at("capacity_overhead_pct").contains("aic"));
     CHECK(sim.at("head_tail").back().at("kernel") == "all");
 
-    for (const char* bad : {"--sim-profile nowhere.json", "--sim-cost dispatch_us", "--sim-cost dispatch_us=-2",
-                            "--sim-cost unknown_us=1", "--pending-slots sometimes", "--fit-out x.json"}) {
+    for (const char* bad :
+         {"--sim-profile nowhere.json", "--sim-cost dispatch_us", "--sim-cost dispatch_us=-2",
+          "--sim-cost unknown_us=1", "--pending-slots sometimes", "--fit-out x.json"}) {
         CAPTURE(bad);
         CHECK(run(std::string("--case paged_attention --mode manual --reps 1 ") + bad) == 2);
         CHECK_THAT(pto::test::read_text(kDir / "output.txt"), Catch::Contains("Usage"));

@@ -94,7 +94,8 @@ TEST_CASE("the fit recovers the costs that generated synthetic measurements", "[
     CHECK_THROWS_AS(fit_costs(problem), Error);
 }
 
-TEST_CASE("each shipped profile reproduces every device figure it was fitted to within 10 %", "[fit][profiles]") {
+TEST_CASE("each shipped profile reproduces every device figure it was fitted to within 10 %",
+          "[fit][profiles]") {
     for (const char* name : {"proxy-a2a3", "simpler-a2a3"}) {
         CAPTURE(name);
         const SimProfile* builtin = sim_profile(name);
@@ -104,9 +105,11 @@ TEST_CASE("each shipped profile reproduces every device figure it was fitted to 
         CHECK(profile.at("name") == name);
         for (const CostParameter& p : cost_parameters()) {
             CAPTURE(p.name);
-            CHECK(builtin->cost.*p.field == Approx(profile.at("costs").at(p.name).get<double>()).epsilon(1e-12));
+            CHECK(builtin->cost.*p.field ==
+                  Approx(profile.at("costs").at(p.name).get<double>()).epsilon(1e-12));
         }
-        const nlohmann::json rows = evaluate_measurements(kProfiles + "/" + name + ".measured.json", builtin->cost);
+        const nlohmann::json rows =
+            evaluate_measurements(kProfiles + "/" + name + ".measured.json", builtin->cost);
         REQUIRE(rows.size() == profile.at("residuals").size());
         for (const nlohmann::json& row : rows) {
             CAPTURE(row.dump());
@@ -130,7 +133,8 @@ TEST_CASE("dropping alloc tasks renumbers the graph and keeps the kernel edges",
     CHECK(count_graph(out).framework_tasks == 0);
 }
 
-TEST_CASE("the model's command-line settings resolve profiles, overrides and pending slots", "[sim-options]") {
+TEST_CASE("the model's command-line settings resolve profiles, overrides and pending slots",
+          "[sim-options]") {
     const SimSettings d = resolve_sim_settings("", {}, "");
     CHECK(d.profile == "proxy-a2a3");
     CHECK(d.use_pending_slots);
@@ -168,16 +172,15 @@ TEST_CASE("the model's command-line settings resolve profiles, overrides and pen
     CHECK(file.cost.fanout_edge_us == sim_profile("simpler-a2a3")->cost.fanout_edge_us);
 
     for (const auto& [profile, cost, pending] :
-         std::vector<std::tuple<std::string, std::string, std::string>>{
-             {"no-such-profile", "", ""},
-             {"host:no-such-profile", "", ""},
-             {"", "dispatch_us", ""},
-             {"", "dispatch_us=fast", ""},
-             {"", "dispatch_us=-1", ""},
-             {"", "dispatch_us=1e999", ""},
-             {"", "mode_multiplier=2", ""},
-             {"", "host_frequency_scale=0", ""},
-             {"", "", "maybe"}}) {
+         std::vector<std::tuple<std::string, std::string, std::string>>{{"no-such-profile", "", ""},
+                                                                        {"host:no-such-profile", "", ""},
+                                                                        {"", "dispatch_us", ""},
+                                                                        {"", "dispatch_us=fast", ""},
+                                                                        {"", "dispatch_us=-1", ""},
+                                                                        {"", "dispatch_us=1e999", ""},
+                                                                        {"", "mode_multiplier=2", ""},
+                                                                        {"", "host_frequency_scale=0", ""},
+                                                                        {"", "", "maybe"}}) {
         CAPTURE(profile, cost, pending);
         std::vector<std::string> costs;
         if (!cost.empty()) costs.push_back(cost);

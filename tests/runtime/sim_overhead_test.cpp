@@ -144,7 +144,8 @@ TEST_CASE("measure_overhead rejects a core outside the machine", "[sim][overhead
 //   1 core on [4, 6) (y waits); m never finds a wholly idle cluster. AIV 2 / (2 * 12), AIC 2 / (1 * 12).
 //   Two clusters, makespan 10: AIC: [4, 5) 1 (y), [5, 6) 2 (y and m, two idle AIC), [6, 7) 1 (m, one idle
 //   AIC) = 4 / (2 * 10); AIV: [0, 2) 1 (x) + [5, 7) 2 (m's two AIV lanes, three idle AIV) = 6 / (4 * 10).
-TEST_CASE("capacity-weighted overhead counts the cores that could have run waiting blocks", "[sim][overhead]") {
+TEST_CASE("capacity-weighted overhead counts the cores that could have run waiting blocks",
+          "[sim][overhead]") {
     SECTION("one cluster") {
         const std::vector<SubtaskRecord> timeline = {
             rec(0, CoreType::AIV, 1, 0, 2, 2, 10), rec(1, CoreType::AIC, 0, 0, 6, 6, 8),
@@ -177,7 +178,8 @@ TEST_CASE("capacity-weighted overhead counts the cores that could have run waiti
 TEST_CASE("head and tail overhead per kernel, with means and nearest-rank P90", "[sim][overhead]") {
     GraphRecord graph;
     graph.kernels = {KernelSummary{FuncId{1}, "k1", 4.0}, KernelSummary{FuncId{2}, "k2", 6.0}};
-    std::vector<SubtaskRecord> timeline = {rec(0, CoreType::AIC, 0, 0, 0, 1, 5), rec(1, CoreType::AIC, 0, 0, 2, 5, 9),
+    std::vector<SubtaskRecord> timeline = {rec(0, CoreType::AIC, 0, 0, 0, 1, 5),
+                                           rec(1, CoreType::AIC, 0, 0, 2, 5, 9),
                                            rec(2, CoreType::AIC, 0, 0, 12, 14, 20)};
     timeline[0].func = FuncId{1};
     timeline[1].func = FuncId{1};

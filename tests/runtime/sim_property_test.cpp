@@ -16,8 +16,8 @@
 #include "support/random_dag.h"
 
 using namespace pto;
-using pto::test::GraphBuilder;
 using pto::test::free_config;
+using pto::test::GraphBuilder;
 
 namespace {
 

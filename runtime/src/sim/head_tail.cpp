@@ -48,7 +48,8 @@ KernelHeadTail summarise(const Samples& s) {
 
 }  // namespace
 
-std::vector<KernelHeadTail> measure_head_tail(std::span<const SubtaskRecord> timeline, const GraphRecord& graph) {
+std::vector<KernelHeadTail> measure_head_tail(std::span<const SubtaskRecord> timeline,
+                                              const GraphRecord& graph) {
     // Walk each core's subtasks in start order: the core became free when the previous one there ended.
     std::vector<std::size_t> order(timeline.size());
     for (std::size_t i = 0; i < order.size(); ++i)
@@ -80,7 +81,8 @@ std::vector<KernelHeadTail> measure_head_tail(std::span<const SubtaskRecord> tim
         if (slot_of[f] < 0) {
             slot_of[f] = static_cast<std::int64_t>(per_kernel.size());
             const KernelSummary* k = graph.kernel(r.func);
-            per_kernel.push_back(Samples{r.func, k != nullptr ? k->name : "func " + std::to_string(f), {}, {}});
+            per_kernel.push_back(
+                Samples{r.func, k != nullptr ? k->name : "func " + std::to_string(f), {}, {}});
             first_seen.push_back(idx);
         }
         Samples& s = per_kernel[static_cast<std::size_t>(slot_of[f])];

@@ -153,7 +153,8 @@ DeviceOrchestrationCost device_orchestration_cost(const GraphRecord& graph, cons
     c.makespan_us = report.makespan_us;
     c.zero_cost_makespan_us = free_run.makespan_us;
     c.cost_us = report.makespan_us - free_run.makespan_us;
-    if (report.kernel_tasks != 0) c.ns_per_launch = 1000.0 * c.cost_us / static_cast<double>(report.kernel_tasks);
+    if (report.kernel_tasks != 0)
+        c.ns_per_launch = 1000.0 * c.cost_us / static_cast<double>(report.kernel_tasks);
     return c;
 }
 

@@ -138,13 +138,13 @@ class Simulator {
     EventQueue events_;
     std::vector<TaskState> tasks_;
     std::vector<BlockCounts> blocks_;
-    std::vector<std::uint8_t> edge_linked_;      // parallel to GraphRecord::producers: counted a reference
+    std::vector<std::uint8_t> edge_linked_;  // parallel to GraphRecord::producers: counted a reference
     SimReadyQueues ready_;
     std::vector<SchedState> scheds_;
 
     // Orchestrator.
     std::uint32_t next_submit_ = 0;
-    std::uint64_t kernel_count_ = 0;      // kernel tasks in the graph
+    std::uint64_t kernel_count_ = 0;       // kernel tasks in the graph
     std::uint64_t kernels_submitted_ = 0;  // spreads the tensormap totals over kernel submits
     std::uint32_t published_count_ = 0;
     std::uint32_t retired_count_ = 0;

@@ -86,9 +86,10 @@ struct CostModel {
 /// CostParameter: one scalar cost of CostModel by its field name, for command lines and profile files.
 struct CostParameter {
     const char* name;
-    double CostModel::* field;
+    double CostModel::*field;
 };
-/// cost_parameters: every scalar AICPU cost of CostModel (submit_us ... poll_us), in declaration order.
+/// cost_parameters: every scalar of CostModel by name: the AICPU costs submit_us ... poll_us in declaration
+/// order, then duration_cv.
 [[nodiscard]] std::span<const CostParameter> cost_parameters();
 /// find_cost_parameter: the parameter called `name`, or null.
 [[nodiscard]] const CostParameter* find_cost_parameter(std::string_view name);
@@ -199,10 +200,10 @@ struct SimReport {
     double utilisation_aiv = 0.0;
     OverheadShares overhead;
     std::vector<KernelHeadTail> head_tail;  ///< measure_head_tail of the timeline
-    double orch_busy_us = 0.0;          ///< orchestrator time spent submitting
-    double orch_wait_us = 0.0;          ///< orchestrator time spent waiting for the window
-    double orchestration_end_us = 0.0;  ///< when the last task was submitted
-    double sched_busy_us = 0.0;         ///< sum over scheduler threads of time spent in passes
+    double orch_busy_us = 0.0;              ///< orchestrator time spent submitting
+    double orch_wait_us = 0.0;              ///< orchestrator time spent waiting for the window
+    double orchestration_end_us = 0.0;      ///< when the last task was submitted
+    double sched_busy_us = 0.0;             ///< sum over scheduler threads of time spent in passes
     std::vector<double> sched_busy_us_per_thread;
     std::uint64_t tasks = 0;
     std::uint64_t kernel_tasks = 0;
@@ -231,8 +232,8 @@ struct SimReport {
 struct DeviceOrchestrationCost {
     double makespan_us = 0.0;
     double zero_cost_makespan_us = 0.0;
-    double cost_us = 0.0;           ///< makespan_us - zero_cost_makespan_us
-    double ns_per_launch = 0.0;     ///< cost per kernel launch (kernel task), in nanoseconds
+    double cost_us = 0.0;        ///< makespan_us - zero_cost_makespan_us
+    double ns_per_launch = 0.0;  ///< cost per kernel launch (kernel task), in nanoseconds
 };
 /// device_orchestration_cost: runs the zero-cost simulation and compares it with `report`, the report of
 /// simulate(graph, config).
