@@ -14,6 +14,7 @@
 #include "base_data.h"
 #include "base_data_cli.h"
 #include "catalog.h"
+#include "fit.h"
 #include "measure.h"
 #include "pto/runtime/error.h"
 #include "plot.h"
@@ -34,6 +35,11 @@ struct CommandLine {
     std::string plot_path;
     bool list = false;
     bool no_sim = false;
+    std::string sim_profile;
+    std::vector<std::string> sim_costs;
+    std::string pending_slots;
+    std::string fit_path;
+    std::string fit_out_path;
     BenchOptions bench;
     BaseDataOptions base_data;
 };
@@ -141,6 +147,20 @@ int main(int argc, char** argv) {
         "--plot", cl.plot_path,
         "write an SVG chart of orchestration ns/task and predicted makespan per SPMD tier to FILE");
     app.add_flag("--no-sim", cl.no_sim, "skip the virtual-time model");
+    app.add_option(
+        "--sim-profile", cl.sim_profile,
+        "the model's costs: proxy-a2a3 (default), simpler-a2a3, host[:<profile>] or a profile JSON "
+        "file");
+    app.add_option(
+        "--sim-cost", cl.sim_costs,
+        "override one model cost, key=value (repeatable; keys: the CostModel fields, e.g. dispatch_us, "
+        "and host_frequency_scale)");
+    app.add_option("--pending-slots", cl.pending_slots,
+                   "the model's pending slot per core: on (default) or off");
+    app.add_option(
+        "--fit", cl.fit_path,
+        "fit model costs to the device measurements in FILE (bench/profiles/*.measured.json) and exit");
+    app.add_option("--fit-out", cl.fit_out_path, "with --fit: write the fitted profile JSON to FILE");
     app.add_flag("--peers", cl.bench.peers, "also run the graphs on oneTBB flow_graph and OpenMP tasks");
     app.add_flag("--list", cl.list, "list the scenarios and exit");
     add_base_data_options(app, cl.base_data);
@@ -150,12 +170,19 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
         selection = parse_selection(cl);
         cl.bench.executor = executor_named(cl.executor);
+        cl.bench.sim = resolve_sim_settings(cl.sim_profile, cl.sim_costs, cl.pending_slots);
+        if (!cl.fit_out_path.empty() && cl.fit_path.empty())
+            throw CLI::ValidationError("--fit-out", "needs --fit MEASURED.json");
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << "pto-bench: " << e.what() << "\n\n" << app.help();
         return 2;
+    } catch (const Error& e) {
+        std::cerr << "pto-bench: " << e.message() << "\n\n" << app.help();
+        return 2;
     }
+    if (!cl.fit_path.empty()) return run_fit_command(cl.fit_path, cl.fit_out_path, std::cout, std::cerr);
     cl.bench.simulate = !cl.no_sim;
 
     std::vector<Scenario> scenarios;

@@ -68,20 +68,6 @@ RuntimeConfig serial_config(const Probe& p) {
     return config;
 }
 
-DependencyMode dependency_mode(examples::Scheme s) {
-    switch (s) {
-        case examples::Scheme::Manual:
-            return DependencyMode::Manual;
-        case examples::Scheme::Tensormap:
-            return DependencyMode::Tensormap;
-        case examples::Scheme::StaticManual:
-            return DependencyMode::StaticManual;
-        case examples::Scheme::StaticTensormap:
-            return DependencyMode::StaticTensormap;
-    }
-    return DependencyMode::Manual;
-}
-
 double per_task(std::int64_t ns, std::uint64_t tasks) {
     return tasks == 0 ? 0.0 : static_cast<double>(ns) / static_cast<double>(tasks);
 }
@@ -121,6 +107,12 @@ nlohmann::json sim_json(const SimReport& s, const CostModel& cost) {
 }
 
 }  // namespace
+
+RecordedGraph record_graph(const Scenario& scenario) {
+    std::unique_ptr<Workload> workload = make_workload(scenario.kind, Executor::Instant);
+    Probe p = probe(*workload, scenario);
+    return RecordedGraph{std::move(p.graph), p.stats};
+}
 
 std::string file_for(const std::string& path, const Scenario& scenario, bool several) {
     if (!several) return path;
@@ -252,11 +244,12 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
     if (o.executor == Executor::Compute) result["golden"] = golden.empty() ? "match" : golden;
 
     if (o.simulate) {
-        SimConfig sim;
-        sim.cost = CostModel::for_mode(dependency_mode(scenario.mode));
+        SimConfig sim = sim_config_for(o.sim, p.graph, p.stats, orch.median);
         sim.record_trace = !o.sim_trace_path.empty();
         const SimReport report = simulate(p.graph, sim);
         result["sim"] = sim_json(report, sim.cost);
+        result["sim"].update(sim_settings_json(o.sim, sim));
+        result["sim"].update(sim_extra_json(report, device_orchestration_cost(p.graph, sim, report)));
         if (!o.sim_trace_path.empty())
             write_file(file_for(o.sim_trace_path, scenario, o.several_scenarios), [&](std::ostream& out) {
                 write_perfetto_trace(out, p.graph, report.timeline, sim.machine, report.trace);

@@ -11,6 +11,8 @@
 #include "catalog.h"
 #include "pto/runtime/config.h"
 #include "pto/runtime/graph.h"
+#include "pto/runtime/stats.h"
+#include "sim_options.h"
 
 namespace pto::bench {
 
@@ -24,6 +26,7 @@ struct BenchOptions {
     std::uint32_t reps = 200;
     std::uint32_t warmup = 10;
     bool simulate = true;
+    SimSettings sim;  ///< profile, cost overrides and pending slots of the model
     bool peers = false;
     std::string trace_path;          ///< Perfetto trace of a real (concurrent) run; empty: none
     std::string sim_trace_path;      ///< Perfetto trace of the simulated device timeline; empty: none
@@ -34,6 +37,14 @@ struct BenchOptions {
 
 /// file_for: `path` as given for a single scenario, else with ".<scenario id>" before its extension.
 [[nodiscard]] std::string file_for(const std::string& path, const Scenario& scenario, bool several);
+
+/// RecordedGraph: the graph of one serial run of a scenario on the instant executor, with its statistics.
+struct RecordedGraph {
+    GraphRecord graph;
+    OrchestratorStats stats;
+};
+/// record_graph: what the model replays for `scenario` (the same probe run_scenario makes).
+[[nodiscard]] RecordedGraph record_graph(const Scenario& scenario);
 
 /// run_scenario: measures `scenario` and returns its result objects (ours first, then one per peer).
 /// Throws pto::Error when a scenario cannot run (e.g. an unsupported scheme).

@@ -373,9 +373,9 @@ TEST_CASE("api.md: the virtual-time model predicts a recorded graph's device tim
     });
     // [snippet:api-simulate]
     pto::SimConfig sim;
-    sim.machine = rt.config();                                            // cores, scheduler threads, window
-    sim.cost = pto::CostModel::for_mode(pto::DependencyMode::Tensormap);  // published AICPU costs
-    const pto::SimReport predicted = pto::simulate(rt.graph(), sim);      // deterministic for sim.seed
+    sim.machine = rt.config();                                        // cores, scheduler threads, window
+    sim.cost = pto::sim_profile("simpler-a2a3")->cost;                // a fitted device profile
+    const pto::SimReport predicted = pto::simulate(rt.graph(), sim);  // deterministic for sim.seed
     // predicted.makespan_us >= predicted.lower_bound_us; predicted.overhead.all is a share of the makespan
     // [/snippet]
     CHECK(predicted.makespan_us >= predicted.lower_bound_us);

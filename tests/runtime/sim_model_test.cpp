@@ -156,28 +156,32 @@ TEST_CASE("the blocks of an SPMD launch spread over the cores of every scheduler
 }
 
 //   one AIC launch of 8 blocks  vs  8 AIC launches of 1 block; 10 us kernels on 8 clusters, one thread;
-//   dispatch 4 us per task, pickup 1 us per core, completion 2 us per task
-TEST_CASE("an SPMD launch pays dispatch and completion once, pickup per core", "[sim]") {
+//   dispatch 4 us and pickup 1 us per block written, completion 2 us per block, submit 3 us
+TEST_CASE("the scheduler pays per block, so an SPMD launch saves submits but not dispatches", "[sim]") {
     SimConfig cfg = free_config(8, 1);
     cfg.cost.dispatch_us = 4.0;
     cfg.cost.core_pickup_us = 1.0;
     cfg.cost.completion_us = 2.0;
+    cfg.cost.submit_us = 3.0;
 
     GraphBuilder spmd;
     spmd.task(CoreType::AIC, spmd.kernel("mm", 10.0), 8);
     const SimReport one = simulate(spmd.graph(), cfg);
-    // Blocks written at 5, 6, ..., 12; the last ends at 22.
-    CHECK(one.makespan_us == Approx(22.0));
-    CHECK(one.sched_busy_us == Approx(4.0 + 8 * 1.0 + 2.0));
+    // Published at 3; blocks written at 8, 13, ..., 43; the last ends at 53.
+    CHECK(one.makespan_us == Approx(53.0));
+    CHECK(one.sched_busy_us == Approx(8 * (4.0 + 1.0 + 2.0)));
+    CHECK(one.orch_busy_us == Approx(3.0));
 
     GraphBuilder single;
     const FuncId k = single.kernel("mm", 10.0);
     for (int i = 0; i < 8; ++i)
         single.task(CoreType::AIC, k);
     const SimReport eight = simulate(single.graph(), cfg);
-    // Writes at 5, 10, ..., 40; the last ends at 50.
-    CHECK(eight.makespan_us == Approx(50.0));
+    // The same scheduler work, but eight submits instead of one: no earlier than the SPMD launch (the
+    // completions of early tasks now share passes with later writes).
+    CHECK(eight.makespan_us >= one.makespan_us);
     CHECK(eight.sched_busy_us == Approx(8 * (4.0 + 1.0 + 2.0)));
+    CHECK(eight.orch_busy_us == Approx(24.0));
 }
 
 //   twenty independent AIV tasks of 0.1 us, each submit costing 10 us
@@ -359,16 +363,26 @@ TEST_CASE("the model rejects graphs and cost models it cannot replay, naming the
     }
 }
 
-TEST_CASE("the default cost model carries the published AICPU figures", "[sim]") {
+TEST_CASE("the default cost model is the proxy-a2a3 profile, and every cost is a named parameter", "[sim]") {
+    const SimProfile* proxy = sim_profile("proxy-a2a3");
+    REQUIRE(proxy != nullptr);
+    REQUIRE(sim_profiles().size() == 2);
+    CHECK(sim_profiles()[0].name == "proxy-a2a3");
+    CHECK(sim_profile("simpler-a2a3") != nullptr);
+    CHECK(sim_profile("host") == nullptr);
     const CostModel c;
-    CHECK(c.submit_us == 0.874);
-    CHECK(c.dispatch_us == 4.5);
-    CHECK(c.completion_us == 3.0);
-    CHECK(c.fanout_edge_us == 0.1);
-    CHECK(c.core_pickup_us == 0.8);
-    CHECK(c.poll_us == 0.1);
-    CHECK(CostModel::default_submit_us(DependencyMode::Manual) == Approx(0.437));
-    CHECK(CostModel::for_mode(DependencyMode::StaticManual).submit_us == Approx(0.2185));
+    for (const CostParameter& p : cost_parameters()) {
+        CAPTURE(p.name);
+        CHECK(c.*p.field == proxy->cost.*p.field);
+        CHECK(find_cost_parameter(p.name) == &p);
+    }
+    CHECK(find_cost_parameter("mode_multiplier") == nullptr);
+    // The optional charges stay off unless a profile sets them.
+    CHECK(c.core_pickup_us == 0.0);
+    CHECK(c.poll_us == 0.0);
+    const CostModel zero = without_aicpu_costs(sim_profile("simpler-a2a3")->cost);
+    for (const CostParameter& p : cost_parameters())
+        if (std::string(p.name) != "duration_cv") CHECK(zero.*p.field == 0.0);
     CHECK(CostModel::host_submit_us(500.0, 1.5) == Approx(0.75));
     CHECK_THROWS_AS(CostModel::host_submit_us(500.0, 0.0), Error);
 }
@@ -396,4 +410,89 @@ TEST_CASE("idle cores of other threads take work before this thread's pending sl
     CHECK(simulate(spmd.graph(), two).makespan_us == Approx(10.0));
     two.use_pending_slots = true;
     CHECK(simulate(spmd.graph(), two).makespan_us == Approx(10.0));
+}
+
+//   two independent AIC tasks of 10 us on one AIC core; dispatch 1 us per block, start latency 3 us
+TEST_CASE("the start latency delays every kernel on an idle core, and a pending slot hides it", "[sim]") {
+    GraphBuilder g;
+    const FuncId k = g.kernel("mm", 10.0);
+    const TaskId a = g.task(CoreType::AIC, k);
+    const TaskId b = g.task(CoreType::AIC, k);
+    SimConfig cfg = free_config(1, 1);
+    cfg.cost.dispatch_us = 1.0;
+    cfg.cost.start_latency_us = 3.0;
+
+    SECTION("without pending slots") {
+        cfg.use_pending_slots = false;
+        const SimReport r = simulate(g.graph(), cfg);
+        // a: written 1, starts 4, ends 14; b is written when a's end is seen: 15, starts 18.
+        CHECK(records_of(r, a)[0].start_ns == us(4));
+        CHECK(records_of(r, b)[0].dispatch_ns == us(15));
+        CHECK(records_of(r, b)[0].start_ns == us(18));
+        CHECK(r.makespan_us == Approx(28.0));
+        // The latency does not occupy the scheduler: it is busy 1 us per write only.
+        CHECK(r.sched_busy_us == Approx(2.0));
+        REQUIRE(r.head_tail.back().name == "all");
+        CHECK(r.head_tail.back().head_mean_us == Approx(3.0));
+    }
+    SECTION("with pending slots") {
+        const SimReport r = simulate(g.graph(), cfg);
+        // b is written into the pending slot at 2 and starts when a ends at 14: its latency is hidden.
+        CHECK(records_of(r, b)[0].dispatch_ns == us(2));
+        CHECK(records_of(r, b)[0].start_ns == us(14));
+        CHECK(r.makespan_us == Approx(24.0));
+        CHECK(r.head_tail.back().head_mean_us == Approx(1.5));  // a: 3, b: 0
+    }
+}
+
+//   a MIX block whose lanes run 10 (AIC), 4 and 6 us (AIV), and an AIV task of 3 us; one cluster
+TEST_CASE("each lane of a MIX block takes its own duration and frees its core when it ends", "[sim]") {
+    GraphBuilder g;
+    const TaskId m = g.mix(g.kernel("mix_aic", 10.0), g.kernel("mix_aiv0", 4.0), g.kernel("mix_aiv1", 6.0));
+    const TaskId v = g.task(CoreType::AIV, g.kernel("vec", 3.0));
+    SimConfig cfg = free_config(1, 1);
+    cfg.use_pending_slots = false;
+    const SimReport r = simulate(g.graph(), cfg);
+    const auto lanes = records_of(r, m);
+    REQUIRE(lanes.size() == 3);
+    double end_by_lane[3] = {};
+    for (const SubtaskRecord& s : lanes)
+        end_by_lane[s.lane] = static_cast<double>(s.end_ns) / 1000.0;
+    CHECK(end_by_lane[0] == Approx(10.0));
+    CHECK(end_by_lane[1] == Approx(4.0));
+    CHECK(end_by_lane[2] == Approx(6.0));
+    // The AIV core of lane 1 is free at 4 and takes the waiting AIV task while lanes 0 and 2 still run.
+    const auto vec = records_of(r, v);
+    REQUIRE(vec.size() == 1);
+    CHECK(vec[0].start_ns == us(4));
+    CHECK(r.makespan_us == Approx(10.0));
+}
+
+//   alloc, then a ── b, a ── c (AIV, 1 us); the run did 4 tensormap lookups and 2 inserts
+TEST_CASE("the orchestrator pays per submit, per edge and for the run's tensormap work, in every scheme",
+          "[sim]") {
+    GraphBuilder g;
+    const FuncId k = g.kernel("k", 1.0);
+    g.alloc();
+    const TaskId a = g.task(CoreType::AIV, k);
+    g.task(CoreType::AIV, k, 1, {a});
+    g.task(CoreType::AIV, k, 1, {a});
+    SimConfig cfg = free_config(1, 1);
+    cfg.cost.submit_us = 0.5;
+    cfg.cost.submit_edge_us = 0.25;
+    cfg.cost.tensormap_lookup_us = 1.0;
+    cfg.cost.tensormap_insert_us = 0.125;
+    const SimReport manual = simulate(g.graph(), cfg);
+    CHECK(manual.orch_busy_us == Approx(4 * 0.5 + 2 * 0.25));
+
+    cfg.tensormap_lookups = 4;
+    cfg.tensormap_inserts = 2;
+    const SimReport tensormap = simulate(g.graph(), cfg);
+    CHECK(tensormap.orch_busy_us == Approx(4 * 0.5 + 2 * 0.25 + 4 * 1.0 + 2 * 0.125));
+    // The totals are spread over the three kernel submits (lookups 1, 1, 2; inserts 0, 1, 1), none on the
+    // alloc: the orchestrator slices show each submit's cost.
+    std::vector<double> submit_us;
+    for (const TraceSlice& s : tensormap.trace.slices)
+        if (s.track == 0) submit_us.push_back(static_cast<double>(s.end_ns - s.start_ns) / 1000.0);
+    CHECK(submit_us == std::vector<double>{0.5, 1.5, 1.875, 2.875});
 }

@@ -138,3 +138,71 @@ TEST_CASE("measure_overhead rejects a core outside the machine", "[sim][overhead
         CHECK_THAT(std::string(e.what()), Catch::Contains("core 9"));
     }
 }
+
+// The capacity-weighted shares of the two examples above.
+//   One cluster (1 AIC, 2 AIV), makespan 12: AIV loses 1 core on [0, 2) (x waits, two AIV idle); AIC loses
+//   1 core on [4, 6) (y waits); m never finds a wholly idle cluster. AIV 2 / (2 * 12), AIC 2 / (1 * 12).
+//   Two clusters, makespan 10: AIC: [4, 5) 1 (y), [5, 6) 2 (y and m, two idle AIC), [6, 7) 1 (m, one idle
+//   AIC) = 4 / (2 * 10); AIV: [0, 2) 1 (x) + [5, 7) 2 (m's two AIV lanes, three idle AIV) = 6 / (4 * 10).
+TEST_CASE("capacity-weighted overhead counts the cores that could have run waiting blocks",
+          "[sim][overhead]") {
+    SECTION("one cluster") {
+        const std::vector<SubtaskRecord> timeline = {
+            rec(0, CoreType::AIV, 1, 0, 2, 2, 10), rec(1, CoreType::AIC, 0, 0, 6, 6, 8),
+            rec(2, CoreType::MIX, 0, 0, 10, 10, 12), rec(2, CoreType::MIX, 1, 1, 10, 10, 12),
+            rec(2, CoreType::MIX, 2, 2, 10, 10, 12)};
+        const std::vector<ReadyMark> ready = {ReadyMark{TaskId{0}, CoreType::AIV, 1, us(0)},
+                                              ReadyMark{TaskId{1}, CoreType::AIC, 1, us(4)},
+                                              ReadyMark{TaskId{2}, CoreType::MIX, 1, us(5)}};
+        const OverheadShares s = measure_overhead(timeline, ready, machine(1), us(12));
+        CHECK(s.capacity_aiv == Approx(2.0 / 24.0));
+        CHECK(s.capacity_aic == Approx(2.0 / 12.0));
+    }
+    SECTION("two clusters") {
+        const std::vector<SubtaskRecord> timeline = {
+            rec(0, CoreType::AIV, 2, 0, 2, 2, 10), rec(1, CoreType::AIC, 0, 0, 6, 6, 8),
+            rec(2, CoreType::MIX, 1, 0, 7, 7, 9), rec(2, CoreType::MIX, 4, 1, 7, 7, 9),
+            rec(2, CoreType::MIX, 5, 2, 7, 7, 9)};
+        const std::vector<ReadyMark> ready = {ReadyMark{TaskId{0}, CoreType::AIV, 1, us(0)},
+                                              ReadyMark{TaskId{1}, CoreType::AIC, 1, us(4)},
+                                              ReadyMark{TaskId{2}, CoreType::MIX, 1, us(5)}};
+        const OverheadShares s = measure_overhead(timeline, ready, machine(2), us(10));
+        CHECK(s.capacity_aic == Approx(4.0 / 20.0));
+        CHECK(s.capacity_aiv == Approx(6.0 / 40.0));
+    }
+}
+
+// One AIC core runs a (kernel k1): dispatch 0, start 1, end 5, handled 6; b (k1) written into the pending
+// slot at 2, starts 5, ends 9, handled 12; c (k2): dispatch 12, start 14, end 20, handled 20.
+//   head = start - max(dispatch, core free): a 1, b 0, c 2; tail = handled - end: a 1, b 3, c 0.
+TEST_CASE("head and tail overhead per kernel, with means and nearest-rank P90", "[sim][overhead]") {
+    GraphRecord graph;
+    graph.kernels = {KernelSummary{FuncId{1}, "k1", 4.0}, KernelSummary{FuncId{2}, "k2", 6.0}};
+    std::vector<SubtaskRecord> timeline = {rec(0, CoreType::AIC, 0, 0, 0, 1, 5),
+                                           rec(1, CoreType::AIC, 0, 0, 2, 5, 9),
+                                           rec(2, CoreType::AIC, 0, 0, 12, 14, 20)};
+    timeline[0].func = FuncId{1};
+    timeline[1].func = FuncId{1};
+    timeline[2].func = FuncId{2};
+    timeline[0].finish_ns = us(6);
+    timeline[1].finish_ns = us(12);
+    // Shuffled, to show the order of the timeline does not matter.
+    std::swap(timeline[0], timeline[2]);
+    const std::vector<KernelHeadTail> h = measure_head_tail(timeline, graph);
+    REQUIRE(h.size() == 3);
+    CHECK(h[0].name == "k2");  // first in timeline order
+    CHECK(h[0].head_mean_us == Approx(2.0));
+    CHECK(h[0].tail_mean_us == Approx(0.0));
+    CHECK(h[1].name == "k1");
+    CHECK(h[1].subtasks == 2);
+    CHECK(h[1].head_mean_us == Approx(0.5));
+    CHECK(h[1].head_p90_us == Approx(1.0));
+    CHECK(h[1].tail_mean_us == Approx(2.0));
+    CHECK(h[1].tail_p90_us == Approx(3.0));
+    CHECK(h[2].name == "all");
+    CHECK(h[2].subtasks == 3);
+    CHECK(h[2].head_mean_us == Approx(1.0));
+    CHECK(h[2].head_p90_us == Approx(2.0));
+    CHECK(h[2].tail_mean_us == Approx(4.0 / 3.0));
+    CHECK(h[2].tail_p90_us == Approx(3.0));
+}

@@ -65,12 +65,7 @@ inline SimConfig free_config(std::uint32_t clusters, std::uint32_t threads) {
     SimConfig c;
     c.machine.cluster_count = clusters;
     c.machine.scheduler_threads = threads;
-    c.cost.submit_us = 0.0;
-    c.cost.dispatch_us = 0.0;
-    c.cost.completion_us = 0.0;
-    c.cost.fanout_edge_us = 0.0;
-    c.cost.core_pickup_us = 0.0;
-    c.cost.poll_us = 0.0;
+    c.cost = without_aicpu_costs(c.cost);
     return c;
 }
 

@@ -1,5 +1,6 @@
-// CostModel defaults per dependency mode, host-measurement scaling, and validation (simulate.h lists every
-// parameter with its default and source; docs/design/virtual-time-model.md explains the choices).
+// CostModel's parameter table, host-measurement scaling, the zero-cost variant and validation (simulate.h
+// lists every parameter; docs/design/virtual-time-model.md explains them).
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -9,9 +10,19 @@
 namespace pto {
 namespace {
 
-// The published AICPU cost of one tensormap submit (SPEC §7), about half of it lookup and dependency
-// building.
-constexpr double kPublishedTensormapSubmitUs = 0.874;
+constexpr std::array<CostParameter, 11> kParameters = {{
+    {"submit_us", &CostModel::submit_us},
+    {"submit_edge_us", &CostModel::submit_edge_us},
+    {"tensormap_lookup_us", &CostModel::tensormap_lookup_us},
+    {"tensormap_insert_us", &CostModel::tensormap_insert_us},
+    {"dispatch_us", &CostModel::dispatch_us},
+    {"completion_us", &CostModel::completion_us},
+    {"fanout_edge_us", &CostModel::fanout_edge_us},
+    {"start_latency_us", &CostModel::start_latency_us},
+    {"core_pickup_us", &CostModel::core_pickup_us},
+    {"poll_us", &CostModel::poll_us},
+    {"duration_cv", &CostModel::duration_cv},
+}};
 
 void check_cost(const char* field, double value) {
     if (!std::isfinite(value) || value < 0.0) [[unlikely]]
@@ -22,24 +33,22 @@ void check_cost(const char* field, double value) {
 
 }  // namespace
 
-double CostModel::default_submit_us(DependencyMode mode) {
-    switch (mode) {
-        case DependencyMode::Tensormap:
-            return kPublishedTensormapSubmitUs;
-        case DependencyMode::Manual:
-            return kPublishedTensormapSubmitUs / 2.0;
-        case DependencyMode::StaticManual:
-            return kPublishedTensormapSubmitUs / 4.0;
-        case DependencyMode::StaticTensormap:
-            return kPublishedTensormapSubmitUs / 2.0;
-    }
-    return kPublishedTensormapSubmitUs;
+std::span<const CostParameter> cost_parameters() {
+    // duration_cv is a shape parameter, not an AICPU cost: the table lists it last so callers that want
+    // only the costs take the first size() - 1 entries.
+    return {kParameters.data(), kParameters.size()};
 }
 
-CostModel CostModel::for_mode(DependencyMode mode) {
-    CostModel c;
-    c.submit_us = default_submit_us(mode);
-    return c;
+const CostParameter* find_cost_parameter(std::string_view name) {
+    for (const CostParameter& p : kParameters)
+        if (name == p.name) return &p;
+    return nullptr;
+}
+
+CostModel without_aicpu_costs(CostModel cost) {
+    for (const CostParameter& p : kParameters)
+        if (p.field != &CostModel::duration_cv) cost.*p.field = 0.0;
+    return cost;
 }
 
 double CostModel::host_submit_us(double host_ns_per_submit, double frequency_scale) {
@@ -53,14 +62,8 @@ double CostModel::host_submit_us(double host_ns_per_submit, double frequency_sca
 }
 
 void CostModel::validate() const {
-    check_cost("duration_cv", duration_cv);
-    check_cost("submit_us", submit_us);
-    check_cost("submit_edge_us", submit_edge_us);
-    check_cost("dispatch_us", dispatch_us);
-    check_cost("completion_us", completion_us);
-    check_cost("fanout_edge_us", fanout_edge_us);
-    check_cost("core_pickup_us", core_pickup_us);
-    check_cost("poll_us", poll_us);
+    for (const CostParameter& p : kParameters)
+        check_cost(p.name, this->*p.field);
     for (const KernelCost& k : kernels) {
         const std::string who =
             k.func.is_none() ? "'" + k.name + "'" : "func " + std::to_string(k.func.value);

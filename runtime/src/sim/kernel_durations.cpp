@@ -8,6 +8,9 @@
 namespace pto::detail::sim {
 namespace {
 
+// The cumulative probabilities of min, median, P90, P99 and max.
+constexpr double kQuantileLevels[5] = {0.0, 0.5, 0.9, 0.99, 1.0};
+
 std::uint64_t mix64(std::uint64_t z) {
     // splitmix64's finaliser: a bijective avalanche, so nearby keys give unrelated draws.
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -67,6 +70,15 @@ void KernelDurations::set(FuncId f, const KernelCost& k) {
     p.q_us[2] = k.p90_us;
     p.q_us[3] = k.p99_us;
     p.q_us[4] = k.max_us > 0.0 ? k.max_us : k.p99_us;
+    // The inverse CDF through the quantiles has its own mean (the trapezoids under it), which is not the
+    // kernel's mean: scaling every draw by mean / that keeps the mean the model is given.
+    p.q_scale = 1.0;
+    if (p.has_quantiles && k.mean_us > 0.0) {
+        double curve_mean = 0.0;
+        for (int i = 0; i < 4; ++i)
+            curve_mean += (kQuantileLevels[i + 1] - kQuantileLevels[i]) * (p.q_us[i] + p.q_us[i + 1]) / 2.0;
+        if (curve_mean > 0.0) p.q_scale = k.mean_us / curve_mean;
+    }
     // Lognormal with mean m and coefficient of variation cv: sigma^2 = ln(1 + cv^2), mu = ln m - sigma^2 / 2.
     const double s2 = std::log1p(cv_ * cv_);
     p.log_sigma = std::sqrt(s2);
@@ -86,13 +98,12 @@ std::int64_t KernelDurations::duration_ns(FuncId f, std::uint32_t task, std::uin
         case DurationModel::Quantiles:
             if (p.has_quantiles) {
                 // Inverse CDF through (0, min), (0.5, median), (0.9, P90), (0.99, P99), (1, max).
-                static constexpr double kLevels[5] = {0.0, 0.5, 0.9, 0.99, 1.0};
                 const double u = unit(seed_, task, block, lane, 3);
                 int i = 0;
-                while (i < 3 && u > kLevels[i + 1])
+                while (i < 3 && u > kQuantileLevels[i + 1])
                     ++i;
-                const double w = (u - kLevels[i]) / (kLevels[i + 1] - kLevels[i]);
-                return to_ns(p.q_us[i] + w * (p.q_us[i + 1] - p.q_us[i]));
+                const double w = (u - kQuantileLevels[i]) / (kQuantileLevels[i + 1] - kQuantileLevels[i]);
+                return to_ns(p.q_scale * (p.q_us[i] + w * (p.q_us[i + 1] - p.q_us[i])));
             }
             [[fallthrough]];
         case DurationModel::LogNormal:

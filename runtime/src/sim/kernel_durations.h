@@ -27,8 +27,9 @@ class KernelDurations {
         bool known = false;
         bool has_quantiles = false;
         double mean_us = 0.0;
-        double q_us[5] = {};  // min, median, P90, P99, max
-        double log_mu = 0.0;  // lognormal parameters matching mean and cv
+        double q_us[5] = {};   // min, median, P90, P99, max
+        double q_scale = 1.0;  // mean / mean of the piecewise-linear inverse CDF: keeps the kernel's mean
+        double log_mu = 0.0;   // lognormal parameters matching mean and cv
         double log_sigma = 0.0;
     };
     void set(FuncId f, const KernelCost& k);

@@ -113,6 +113,9 @@ OverheadShares measure_overhead(std::span<const SubtaskRecord> timeline, std::sp
     };
 
     std::int64_t overhead_ns[5] = {};
+    // Lost core-nanoseconds per engine: min(blocks it could start, its idle cores) over time. A ready MIX
+    // block is startable only on a wholly idle cluster, where it takes one AIC and aiv_per_cluster AIVs.
+    double lost_core_ns[2] = {};
     std::int64_t prev = 0;
     evaluate();
     emit(0);
@@ -121,6 +124,15 @@ OverheadShares measure_overhead(std::span<const SubtaskRecord> timeline, std::sp
         if (t <= prev) return;
         for (int k = 0; k < 5; ++k)
             if (flags[k]) overhead_ns[k] += t - prev;
+        const std::int64_t mix_startable =
+            std::min<std::int64_t>(std::max<std::int64_t>(0, ready_blocks[2]), idle_clusters);
+        const std::int64_t aic_startable = std::max<std::int64_t>(0, ready_blocks[0]) + mix_startable;
+        const std::int64_t aiv_startable =
+            std::max<std::int64_t>(0, ready_blocks[1]) + mix_startable * m.aiv_per_cluster;
+        const double dt = static_cast<double>(t - prev);
+        lost_core_ns[0] += dt * static_cast<double>(std::min<std::int64_t>(aic_startable, aic - busy_aic));
+        lost_core_ns[1] +=
+            dt * static_cast<double>(std::min<std::int64_t>(aiv_startable, total - aic - busy_aiv));
         prev = t;
     };
     for (std::size_t i = 0; i < deltas.size();) {
@@ -157,6 +169,8 @@ OverheadShares measure_overhead(std::span<const SubtaskRecord> timeline, std::sp
     shares.mix = static_cast<double>(overhead_ns[2]) / span;
     shares.all = static_cast<double>(overhead_ns[3]) / span;
     shares.has = static_cast<double>(overhead_ns[4]) / span;
+    shares.capacity_aic = lost_core_ns[0] / (span * static_cast<double>(aic));
+    shares.capacity_aiv = lost_core_ns[1] / (span * static_cast<double>(total - aic));
     return shares;
 }
 

@@ -121,6 +121,7 @@ SimReport simulate(const GraphRecord& graph, const SimConfig& config) {
     r.overhead = measure_overhead(out.timeline, out.ready, m, makespan,
                                   config.record_trace ? &out.trace.counters : nullptr);
 
+    r.head_tail = measure_head_tail(out.timeline, graph);
     r.orch_busy_us = to_us(out.orch_busy_ns);
     r.orch_wait_us = to_us(out.orch_wait_ns);
     r.orchestration_end_us = to_us(out.orchestration_end_ns);
@@ -140,6 +141,21 @@ SimReport simulate(const GraphRecord& graph, const SimConfig& config) {
     r.ready = std::move(out.ready);
     if (config.record_trace) r.trace = std::move(out.trace);
     return r;
+}
+
+DeviceOrchestrationCost device_orchestration_cost(const GraphRecord& graph, const SimConfig& config,
+                                                  const SimReport& report) {
+    SimConfig zero = config;
+    zero.cost = without_aicpu_costs(config.cost);
+    zero.record_trace = false;
+    const SimReport free_run = simulate(graph, zero);
+    DeviceOrchestrationCost c;
+    c.makespan_us = report.makespan_us;
+    c.zero_cost_makespan_us = free_run.makespan_us;
+    c.cost_us = report.makespan_us - free_run.makespan_us;
+    if (report.kernel_tasks != 0)
+        c.ns_per_launch = 1000.0 * c.cost_us / static_cast<double>(report.kernel_tasks);
+    return c;
 }
 
 }  // namespace pto

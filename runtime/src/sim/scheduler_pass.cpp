@@ -97,17 +97,16 @@ void Simulator::complete_next(SchedState& s, std::int64_t now) {
     const std::uint32_t i = f.slot.task;
     out_.task_end_ns[i] = std::max(out_.task_end_ns[i], f.slot.end_ns);
     if (tasks_[i].shape == Shape::MIX && --cluster.mix_lanes_left != 0) {
-        step_at(s, now);  // the block ends with its last lane; earlier lanes cost only their poll
+        step_at(s, now);  // the block is handled with its last lane; earlier lanes cost only their poll
         return;
     }
-    // A block that does not end its task costs only its poll; the task's completion (bookkeeping, then the
-    // fanout walk) is paid once, by the thread that sees its last block.
-    std::int64_t cost = 0;
+    // Every finished block costs one completion; the block that ends its task also walks the fanout.
+    std::int64_t cost = completion_ns_;
     if (++tasks_[i].blocks_finished == blocks_[i].block_num) {
         ++s.handled;
-        cost = completion_ns_ + close_task(i, now, now + completion_ns_);
-        out_.drain_ns = std::max(out_.drain_ns, now + cost);
+        cost += close_task(i, now, now + completion_ns_);
     }
+    out_.drain_ns = std::max(out_.drain_ns, now + cost);
     step_at(s, now + cost);
 }
 
@@ -152,27 +151,25 @@ void Simulator::dispatch(SchedState& s, std::int64_t now) {
                       idle_elsewhere, s.placements.data());
     source.release();
 
-    // The decisions are made now; the writes follow one after another, and a subtask starts when its write
-    // lands (or, in a pending slot, when the core frees). A thread pays dispatch_us once per task it places
-    // blocks of in this pass (reading the task, claiming its blocks) and core_pickup_us per core written.
-    ++pass_serial_;
+    // The decisions are made now; the writes follow one after another, dispatch_us per block (plus
+    // core_pickup_us per core written). A subtask starts start_latency_us after its write lands, or, in a
+    // pending slot, when the core's running subtask ends if that is later: the pending slot hides the
+    // latency behind the running kernel.
     std::int64_t cursor = now;
     for (std::uint32_t k = 0; k < placed;) {
         const Placement& p = s.placements[k];
         SimCluster& cluster = s.clusters[p.cluster];
         const std::uint32_t i = p.slot;
-        if (dispatch_stamp_[i] != pass_serial_) {
-            dispatch_stamp_[i] = pass_serial_;
-            cursor += dispatch_ns_;
-        }
+        cursor += dispatch_ns_;
         if (tasks_[i].shape == Shape::MIX) {
-            // plan_dispatch emits the lanes of a MIX block together; all start when the last is written.
+            // plan_dispatch emits the lanes of a MIX block together; all start when the last is written,
+            // and each lane ends (and frees its core) after its own duration.
             cursor += pickup_ns_ * cluster.units;
             cluster.mix_lanes_left = cluster.units;
             for (std::uint32_t l = 0; l < cluster.units; ++l) {
                 const Placement& lp = s.placements[k + l];
-                CoreSlot slot{i, lp.block, lp.lane, cursor, cursor, 0};
-                slot.end_ns = cursor + lane_duration_ns(i, lp.block, lp.lane);
+                CoreSlot slot{i, lp.block, lp.lane, cursor, cursor + latency_ns_, 0};
+                slot.end_ns = slot.start_ns + lane_duration_ns(i, lp.block, lp.lane);
                 cluster.unit[lp.unit].running = slot;
             }
             k += cluster.units;
@@ -180,8 +177,8 @@ void Simulator::dispatch(SchedState& s, std::int64_t now) {
         }
         cursor += pickup_ns_;
         SimCore& core = cluster.unit[p.unit];
-        CoreSlot slot{i, p.block, 0, cursor, cursor, 0};
-        if (p.to_pending) slot.start_ns = std::max(cursor, core.running.end_ns);
+        CoreSlot slot{i, p.block, 0, cursor, cursor + latency_ns_, 0};
+        if (p.to_pending) slot.start_ns = std::max(slot.start_ns, core.running.end_ns);
         slot.end_ns = slot.start_ns + lane_duration_ns(i, p.block, 0);
         (p.to_pending ? core.pending : core.running) = slot;
         ++k;

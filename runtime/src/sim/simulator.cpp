@@ -30,9 +30,12 @@ Simulator::Simulator(const GraphRecord& graph, const SimGraph& sim_graph, const 
       window_(serial_ ? std::numeric_limits<std::uint64_t>::max() : config.machine.window_tasks),
       submit_ns_(us_to_ns(config.cost.submit_us)),
       submit_edge_ns_(us_to_ns(config.cost.submit_edge_us)),
+      lookup_ns_(us_to_ns(config.cost.tensormap_lookup_us)),
+      insert_ns_(us_to_ns(config.cost.tensormap_insert_us)),
       dispatch_ns_(us_to_ns(config.cost.dispatch_us)),
       completion_ns_(us_to_ns(config.cost.completion_us)),
       fanout_edge_ns_(us_to_ns(config.cost.fanout_edge_us)),
+      latency_ns_(us_to_ns(config.cost.start_latency_us)),
       pickup_ns_(us_to_ns(config.cost.core_pickup_us)),
       poll_ns_(us_to_ns(config.cost.poll_us)),
       kernel_names_(graph) {
@@ -40,11 +43,11 @@ Simulator::Simulator(const GraphRecord& graph, const SimGraph& sim_graph, const 
     tasks_.resize(n);
     blocks_.resize(n);
     edge_linked_.assign(graph.producers.size(), 0);
-    dispatch_stamp_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
         const RecordedTask& t = graph.tasks[i];
         tasks_[i].shape = shape_of(t.kind, t.core);
         blocks_[i].block_num = t.kind == TaskKind::Kernel ? t.block_num : 1;
+        if (t.kind == TaskKind::Kernel) ++kernel_count_;
     }
 
     const RuntimeConfig& m = config.machine;
@@ -132,7 +135,14 @@ void Simulator::orchestrator_next(std::int64_t now) {
         return;
     }
     const std::uint32_t i = next_submit_++;
-    const std::int64_t cost = submit_ns_ + submit_edge_ns_ * graph_.tasks[i].producer_count;
+    // Every scheme pays for the work it does: a submit, its dependency edges (named or discovered), and
+    // its share of the run's tensormap lookups and inserts.
+    std::int64_t cost = submit_ns_ + submit_edge_ns_ * graph_.tasks[i].producer_count;
+    if (graph_.tasks[i].kind == TaskKind::Kernel) {
+        const std::uint64_t k = kernels_submitted_++;
+        cost += lookup_ns_ * static_cast<std::int64_t>(share_of(config_.tensormap_lookups, k, kernel_count_));
+        cost += insert_ns_ * static_cast<std::int64_t>(share_of(config_.tensormap_inserts, k, kernel_count_));
+    }
     out_.submit_cost_ns[i] = cost;
     out_.orch_busy_ns += cost;
     if (config_.record_trace)
@@ -216,6 +226,16 @@ void Simulator::try_retire(std::int64_t now) {
             out_.trace.slices.push_back(TraceSlice{0, "window wait", orch_wait_start_, now, TaskId{}});
         orchestrator_next(now);
     }
+}
+
+std::uint64_t Simulator::share_of(std::uint64_t total, std::uint64_t k, std::uint64_t count) {
+    if (count == 0) return 0;
+    // floor((k + 1) * total / count) - floor(k * total / count), split into quotient and remainder so the
+    // products stay below count^2 (tasks fit in 32 bits).
+    const std::uint64_t q = total / count;
+    const std::uint64_t rem = total % count;
+    const auto upto = [&](std::uint64_t j) { return j * q + j * rem / count; };
+    return upto(k + 1) - upto(k);
 }
 
 std::string Simulator::task_label(std::uint32_t i) const {

@@ -120,6 +120,8 @@ class Simulator {
                         std::int64_t finish_ns);
     [[nodiscard]] std::int64_t lane_duration_ns(std::uint32_t task, std::uint32_t block,
                                                 std::uint32_t lane) const;
+    /// share_of: the k-th of `count` equal shares of `total` (integers that sum to total exactly).
+    [[nodiscard]] static std::uint64_t share_of(std::uint64_t total, std::uint64_t k, std::uint64_t count);
     [[nodiscard]] std::string task_label(std::uint32_t task) const;
 
     const GraphRecord& graph_;
@@ -130,20 +132,20 @@ class Simulator {
     const std::uint64_t window_;
 
     // Costs in nanoseconds.
-    std::int64_t submit_ns_, submit_edge_ns_, dispatch_ns_, completion_ns_, fanout_edge_ns_, pickup_ns_,
-        poll_ns_;
+    std::int64_t submit_ns_, submit_edge_ns_, lookup_ns_, insert_ns_, dispatch_ns_, completion_ns_,
+        fanout_edge_ns_, latency_ns_, pickup_ns_, poll_ns_;
 
     EventQueue events_;
     std::vector<TaskState> tasks_;
     std::vector<BlockCounts> blocks_;
-    std::vector<std::uint8_t> edge_linked_;      // parallel to GraphRecord::producers: counted a reference
-    std::vector<std::uint64_t> dispatch_stamp_;  // per task: the dispatch pass that last paid dispatch_us
-    std::uint64_t pass_serial_ = 0;
+    std::vector<std::uint8_t> edge_linked_;  // parallel to GraphRecord::producers: counted a reference
     SimReadyQueues ready_;
     std::vector<SchedState> scheds_;
 
     // Orchestrator.
     std::uint32_t next_submit_ = 0;
+    std::uint64_t kernel_count_ = 0;       // kernel tasks in the graph
+    std::uint64_t kernels_submitted_ = 0;  // spreads the tensormap totals over kernel submits
     std::uint32_t published_count_ = 0;
     std::uint32_t retired_count_ = 0;
     bool orch_waiting_ = false;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pto/runtime/config.h"
@@ -14,16 +15,14 @@
 
 namespace pto {
 
-/// DependencyMode: how the orchestrator built dependencies, which sets its cost per submit.
-enum class DependencyMode : std::uint8_t { Manual, Tensormap, StaticManual, StaticTensormap };
-
 /// DurationModel: how a subtask's kernel duration is drawn from its kernel's cost.
 enum class DurationModel : std::uint8_t {
     Fixed,      ///< exactly the mean
     Normal,     ///< mean * (1 + cv * z), z standard normal, clamped at 0
     LogNormal,  ///< lognormal with the kernel's mean and coefficient of variation cv
     Quantiles,  ///< piecewise-linear inverse CDF through min, median, P90, P99, max; kernels without all of
-                ///< min/median/P90/P99 fall back to LogNormal
+                ///< min/median/P90/P99 fall back to LogNormal. Draws are scaled by mean / (the curve's
+                ///< own mean) so they keep the kernel's mean; the quantiles move by that factor.
 };
 
 /// KernelCost: a kernel's duration on the device. Matched to a task by `func`, or by `name` when func is
@@ -39,8 +38,10 @@ struct KernelCost {
     double max_us = 0.0;
 };
 
-/// CostModel: every cost of the model, in microseconds of device time, each overridable. Defaults and their
-/// sources (SPEC §7; docs/design/virtual-time-model.md has the reasoning):
+/// CostModel: every cost of the model, in microseconds of device time, each overridable. The costs are
+/// *marginal*: what one more submit, edge, dispatched block or completed block adds, not a runtime's loop
+/// time per task. The defaults are the `proxy-a2a3` profile (sim_profile()), fitted by `pto-bench --fit`
+/// to device measurements; docs/design/virtual-time-model.md gives each profile's source and residuals.
 struct CostModel {
     // ---- AI cores ----
     /// Kernel durations: GraphRecord::kernels gives each kernel's mean; entries here override or extend it.
@@ -49,42 +50,64 @@ struct CostModel {
     /// Coefficient of variation for Normal / LogNormal. Default 0.1 (assumed; no published figure). >= 0.
     double duration_cv = 0.1;
 
-    // ---- Orchestrator (1 AICPU thread) ----
-    /// Cost of one submit (any task kind). Default 0.874: the published AICPU figure for a tensormap submit.
-    /// Use for_mode() for the other dependency modes, or host_submit_us() for a host measurement.
-    double submit_us = 0.874;
-    /// Extra cost per producer edge of a submit. Default 0 (the published figure is per submit).
-    double submit_edge_us = 0.0;
+    // ---- Orchestrator (1 AICPU thread): the same structure for every dependency scheme ----
+    /// Cost of one submit (any task kind): building the task and publishing it.
+    double submit_us = 0.1;
+    /// Cost per dependency edge of a submit (each recorded producer, named explicitly or discovered).
+    double submit_edge_us = 0.02;
+    /// Cost per tensormap lookup and per tensormap insert (SimConfig::tensormap_lookups / _inserts).
+    double tensormap_lookup_us = 0.115;
+    double tensormap_insert_us = 0.115;
 
     // ---- Scheduler threads (AICPU) ----
-    /// Taking one ready task and claiming its blocks: once per task per scheduler pass that places blocks of
-    /// it (an SPMD launch spread over k passes pays k times). Published 3-6 us per dispatch; default 4.5, the
-    /// midpoint. Per task, not per block: the seed notes that SPMD launches lighten the AICPU's per-task
-    /// load.
-    double dispatch_us = 4.5;
-    /// Completing one task, paid when its last block (a MIX block: its last lane) is handled, and per
-    /// dependency-only task. Published 2-4 us; default 3.0, the midpoint. Other blocks cost only their poll.
-    double completion_us = 3.0;
-    /// Walking one fanout edge of a completed task (one consumer's fanin decrement). Default 0.1.
-    double fanout_edge_us = 0.1;
-    /// Loading one core's task register: per core written (a MIX block writes three). Default 0.8.
-    double core_pickup_us = 0.8;
-    /// Reading one busy core's status register, once per scheduler pass. Default 0.1.
-    double poll_us = 0.1;
+    /// Building and writing one block's payload to its core (a MIX block: once for its three lanes).
+    double dispatch_us = 1.807;
+    /// Handling one finished block (a MIX block: once, when its last lane is handled), and completing one
+    /// dependency-only task.
+    double completion_us = 1.807;
+    /// Releasing one fanout edge of a completed task (one consumer's fanin decrement).
+    double fanout_edge_us = 0.05;
+    /// From the dispatch write to the kernel's start on the core. Does not occupy the scheduler thread; a
+    /// block written into a pending slot starts when the running kernel ends if the latency has passed.
+    double start_latency_us = 12.53;
+    /// Optional extra charges, 0 unless a profile sets them: per core written (a MIX block writes three)
+    /// and per busy core polled in each scheduler pass.
+    double core_pickup_us = 0.0;
+    double poll_us = 0.0;
 
-    /// default_submit_us: Tensormap 0.874 (published); Manual 0.437 (the published figure without its
-    /// lookup / dependency-building half); StaticManual 0.2185 and StaticTensormap 0.437 (half of the
-    /// dynamic mode: the SPEC §11 target ratio for templates, an assumption, not a measurement).
-    [[nodiscard]] static double default_submit_us(DependencyMode mode);
-    /// for_mode: the default model with submit_us = default_submit_us(mode).
-    [[nodiscard]] static CostModel for_mode(DependencyMode mode);
     /// host_submit_us: a host measurement scaled to the device, host_ns_per_submit * frequency_scale / 1000,
-    /// where frequency_scale = host speed / AICPU speed (calibrate it, e.g. 874 / host tensormap ns).
+    /// where frequency_scale = AICPU time / host time for the same code.
     [[nodiscard]] static double host_submit_us(double host_ns_per_submit, double frequency_scale);
     /// validate: throws Error{InvalidArgument} naming the first field that is negative or not finite, or a
     /// kernel whose quantiles decrease.
     void validate() const;
 };
+
+/// CostParameter: one scalar cost of CostModel by its field name, for command lines and profile files.
+struct CostParameter {
+    const char* name;
+    double CostModel::*field;
+};
+/// cost_parameters: every scalar of CostModel by name: the AICPU costs submit_us ... poll_us in declaration
+/// order, then duration_cv.
+[[nodiscard]] std::span<const CostParameter> cost_parameters();
+/// find_cost_parameter: the parameter called `name`, or null.
+[[nodiscard]] const CostParameter* find_cost_parameter(std::string_view name);
+/// without_aicpu_costs: `cost` with every AICPU cost and the start latency at 0 (kernel durations kept):
+/// the machine against which the device orchestration + scheduling cost is measured.
+[[nodiscard]] CostModel without_aicpu_costs(CostModel cost);
+
+/// SimProfile: a named cost model with where it comes from.
+struct SimProfile {
+    std::string name;
+    std::string source;  ///< one line: what the costs were fitted to
+    CostModel cost;
+};
+/// sim_profile: the built-in profile `name` ("proxy-a2a3", "simpler-a2a3"), or null. "host" is not a
+/// built-in: pto-bench derives it from its own measurement.
+[[nodiscard]] const SimProfile* sim_profile(std::string_view name);
+/// sim_profiles: every built-in profile, the default (proxy-a2a3) first.
+[[nodiscard]] std::span<const SimProfile> sim_profiles();
 
 /// SimConfig: the machine, the costs, and the seed of one simulation.
 struct SimConfig {
@@ -97,6 +120,11 @@ struct SimConfig {
     std::uint64_t seed = 1;
     /// Whether busy cores take a second subtask into their pending slot (the device has them). Default true.
     bool use_pending_slots = true;
+    /// The orchestration run's tensormap work (OrchestratorStats::tensormap_lookups / _inserts). The
+    /// recorded graph has no per-task counts, so the model spreads these totals evenly over the kernel
+    /// submits (exact totals, each submit within one of the average).
+    std::uint64_t tensormap_lookups = 0;
+    std::uint64_t tensormap_inserts = 0;
     /// Whether the report carries AICPU slices and overhead counters for the trace (SimReport::trace).
     bool record_trace = true;
 };
@@ -121,13 +149,38 @@ struct LowerBounds {
 ///   has(t) = some engine (AIC, AIV) has ready work (its own shape or MIX) and every engine that has
 ///            ready work is in overhead
 /// Each share is the measure of {t in [0, makespan) : condition(t)} divided by the makespan.
+/// The capacity-weighted shares are the share of capacity lost rather than of time: per engine,
+///   integral of min(ready blocks it could run, idle cores of it) dt / (its cores * makespan),
+/// where an AIC core can run a ready AIC block and an AIV core a ready AIV block, and a ready MIX block
+/// counts (once per lane) only while a wholly idle cluster exists for it: min(ready MIX, idle clusters).
 struct OverheadShares {
     double aic = 0.0;
     double aiv = 0.0;
     double mix = 0.0;
     double all = 0.0;
     double has = 0.0;
+    double capacity_aic = 0.0;
+    double capacity_aiv = 0.0;
 };
+
+/// KernelHeadTail: per kernel, the per-subtask overheads around its kernel time, in microseconds:
+///   head = start - max(dispatch, the moment its core became free: the previous subtask's end there, or 0)
+///   tail = finish (completion handled) - end
+/// (each MIX lane is a subtask of its own).
+struct KernelHeadTail {
+    FuncId func;
+    std::string name;
+    std::uint64_t subtasks = 0;
+    double head_mean_us = 0.0;
+    double head_p90_us = 0.0;
+    double tail_mean_us = 0.0;
+    double tail_p90_us = 0.0;
+};
+/// measure_head_tail: KernelHeadTail per kernel of `timeline` (any timeline: simulated or recorded), plus
+/// a last entry named "all" over every subtask; kernels in order of first appearance. Names come from
+/// graph.kernels (the FuncId's number when absent). P90 is the nearest-rank 90th percentile.
+[[nodiscard]] std::vector<KernelHeadTail> measure_head_tail(std::span<const SubtaskRecord> timeline,
+                                                            const GraphRecord& graph);
 
 /// ReadyMark: when a kernel task became ready (all producers done and the task published).
 struct ReadyMark {
@@ -146,10 +199,11 @@ struct SimReport {
     double utilisation_aic = 0.0;  ///< busy AIC core time / (AIC cores * makespan)
     double utilisation_aiv = 0.0;
     OverheadShares overhead;
-    double orch_busy_us = 0.0;          ///< orchestrator time spent submitting
-    double orch_wait_us = 0.0;          ///< orchestrator time spent waiting for the window
-    double orchestration_end_us = 0.0;  ///< when the last task was submitted
-    double sched_busy_us = 0.0;         ///< sum over scheduler threads of time spent in passes
+    std::vector<KernelHeadTail> head_tail;  ///< measure_head_tail of the timeline
+    double orch_busy_us = 0.0;              ///< orchestrator time spent submitting
+    double orch_wait_us = 0.0;              ///< orchestrator time spent waiting for the window
+    double orchestration_end_us = 0.0;      ///< when the last task was submitted
+    double sched_busy_us = 0.0;             ///< sum over scheduler threads of time spent in passes
     std::vector<double> sched_busy_us_per_thread;
     std::uint64_t tasks = 0;
     std::uint64_t kernel_tasks = 0;
@@ -171,6 +225,21 @@ struct SimReport {
 /// task without a duration (func not in graph.kernels nor cost.kernels), a kernel task of core type None,
 /// or a producer that does not precede its consumer. Cost: O((tasks + edges + subtasks) log events).
 [[nodiscard]] SimReport simulate(const GraphRecord& graph, const SimConfig& config);
+
+/// DeviceOrchestrationCost: what orchestration and scheduling cost the device for one graph: the
+/// predicted makespan minus the makespan of the same graph, durations and machine with every AICPU cost
+/// (and the start latency) at zero.
+struct DeviceOrchestrationCost {
+    double makespan_us = 0.0;
+    double zero_cost_makespan_us = 0.0;
+    double cost_us = 0.0;        ///< makespan_us - zero_cost_makespan_us
+    double ns_per_launch = 0.0;  ///< cost per kernel launch (kernel task), in nanoseconds
+};
+/// device_orchestration_cost: runs the zero-cost simulation and compares it with `report`, the report of
+/// simulate(graph, config).
+[[nodiscard]] DeviceOrchestrationCost device_orchestration_cost(const GraphRecord& graph,
+                                                                const SimConfig& config,
+                                                                const SimReport& report);
 
 /// measure_overhead: the OverheadShares of any timeline (simulated or hand-made) over [0, makespan_ns):
 /// cores are busy on [start_ns, end_ns) of each record; a block counts as ready from its task's ready_ns
