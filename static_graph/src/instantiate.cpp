@@ -135,7 +135,7 @@ Instance instantiate(Bindings& bindings) {
         }
     }
 
-    const TaskId base = rt.submit_instance(s.nodes, depth > 0);
+    const TaskId base = rt.submit_instance(s.nodes, t.edges, depth > 0);
 
     if (t.mode == BoundaryMode::Tensormap && !t.recorded_nodes.empty()) {
         TensorArg scratch[kMaxTensorArgs];
@@ -145,7 +145,7 @@ Instance instantiate(Bindings& bindings) {
     for (auto& d : s.deps)
         d.clear();
     s.advance_generation();
-    return Instance(base, static_cast<std::uint32_t>(t.nodes.size()), &t);
+    return Instance(base, static_cast<std::uint32_t>(t.nodes.size()), s.shared_tpl);
 }
 
 TaskHandle join(const Instance& instance) {
