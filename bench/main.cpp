@@ -206,7 +206,8 @@ int main(int argc, char** argv) {
     std::cout << "peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB; report written to " << cl.json_path
               << '\n';
     std::ofstream json(cl.json_path);
-    json << report.dump(2) << '\n';
+    // Replace, not throw: a string from the command line or a baseline file may hold invalid UTF-8.
+    json << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     if (!json) {
         std::cerr << "pto-bench: cannot write " << cl.json_path << '\n';
         return 1;
