@@ -87,8 +87,9 @@ TEST_CASE("a baseline file over the size cap is refused before it is read", "[be
 }
 
 TEST_CASE("a baseline nested 60 000 levels deep is refused without recursion", "[bench][base_data][input]") {
-    std::string deep =
-        R"({"format": "pto-bench-baseline", "version": 1, "records": [{"case": "qwen3", "key": )";
+    // A valid baseline but for one record key nested 60 000 levels deep.
+    std::string deep = R"({"format": "pto-bench-baseline", "version": 1, "primary_metric": "orch_ns_per_task",
+                          "records": [{"case": "qwen3", "metrics": {"orch_ns_per_task": 1.0}, "key": )";
     for (int i = 0; i < 60000; ++i)
         deep += R"({"k": )";
     deep += "1";
@@ -106,8 +107,9 @@ TEST_CASE("a baseline nested 60 000 levels deep is refused without recursion", "
     CHECK(fine.is_enabled());
 }
 
-TEST_CASE("invalid UTF-8 in the baseline, its path, --vendor or --platform keeps the report strict JSON",
-          "[bench][base_data][input]") {
+TEST_CASE(
+    "invalid UTF-8 in the baseline file or path or in the vendor and platform keeps the report strict JSON",
+    "[bench][base_data][input]") {
     const fs::path dir = pto::test::scratch_dir("pto-base-data-utf8");
     const fs::path bad_text = dir / "bad_text.json";
     write_file(bad_text, "{\"format\": \"pto-bench-\xff\xfe\", \"version\": 1}");
@@ -120,14 +122,17 @@ TEST_CASE("invalid UTF-8 in the baseline, its path, --vendor or --platform keeps
     const Baseline loaded = load_baseline(bad_name.string());
     REQUIRE(loaded.is_enabled());
     MachineOverride machine;
-    machine.vendor = std::string("ven\xc0\xaf" "dor");
+    machine.vendor = std::string(
+        "ven\xc0\xaf"
+        "dor");
     machine.platform = std::string("plat\xed\xa0\x80");
     std::string dumped;
     CHECK_NOTHROW(dumped = strict_dump_of_compared(loaded, machine));
     CHECK(dumped.find("\xef\xbf\xbd") != std::string::npos);  // U+FFFD where the bytes were
 }
 
-TEST_CASE("--emit-baseline naming the --base-data file is a usage error", "[bench][base_data][input]") {
+TEST_CASE("an emitted baseline naming the compared baseline file is a usage error",
+          "[bench][base_data][input]") {
     const fs::path dir = pto::test::scratch_dir("pto-base-data-same");
     const fs::path base = dir / "base.json";
     fs::copy_file(test::fixture("exact.json"), base, fs::copy_options::overwrite_existing);
