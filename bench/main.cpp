@@ -174,6 +174,9 @@ int main(int argc, char** argv) {
         std::cerr << "pto-bench: no scenario matches the selection\n\n" << app.help();
         return 2;
     }
+#ifdef PTO_BENCH_PARSE_ONLY
+    return 0;  // the command-line fuzz target (tests/fuzz/fuzz_bench_cli.cpp): parsed and checked, not run
+#endif
     cl.bench.several_scenarios = scenarios.size() > 1;
 
     const bool tty = isatty(STDERR_FILENO) != 0;
