@@ -272,6 +272,21 @@ CompareSummary compare_into(json& report, const Baseline& baseline, const Machin
     return summary;
 }
 
+/// with_valid_utf8: replaces invalid UTF-8 in every string of `node` by U+FFFD. Paths, --vendor and
+/// --platform values and messages quoting a broken file reach the summary as raw bytes, and a strict
+/// json::dump of the report would throw on them.
+void with_valid_utf8(json& node) {
+    if (node.is_string()) {
+        // Valid text dumps the same either way; invalid bytes are dropped by one and replaced by the other.
+        const std::string replaced = node.dump(-1, ' ', false, json::error_handler_t::replace);
+        if (replaced != node.dump(-1, ' ', false, json::error_handler_t::ignore))
+            node = json::parse(replaced);
+    } else if (node.is_structured()) {
+        for (json& child : node)
+            with_valid_utf8(child);  // depth bounded: the summary's own nesting plus kMaxBaselineDepth
+    }
+}
+
 }  // namespace
 
 CompareSummary apply_baseline(json& report, const Baseline& baseline, const MachineOverride& machine) {
@@ -280,6 +295,10 @@ CompareSummary apply_baseline(json& report, const Baseline& baseline, const Mach
     try {
         json updated = report;
         const CompareSummary summary = compare_into(updated, baseline, machine);
+        with_valid_utf8(updated["base_data"]);
+        if (updated.contains("results") && updated["results"].is_array())
+            for (json& result : updated["results"])
+                if (result.is_object() && result.contains("vs_base")) with_valid_utf8(result["vs_base"]);
         report = std::move(updated);
         return summary;
     } catch (const std::exception&) {

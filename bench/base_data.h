@@ -20,6 +20,8 @@ inline constexpr std::string_view kBaselineFormat = "pto-bench-baseline";
 inline constexpr int kBaselineVersion = 1;
 inline constexpr std::string_view kVsBaseColumnTitle = "vs Base";
 inline constexpr std::string_view kDefaultPrimaryMetric = "orch_ns_per_task";
+/// kMaxBaselineDepth: objects and arrays in a baseline file nest at most this deep (real files: about 5).
+inline constexpr std::size_t kMaxBaselineDepth = 64;
 
 /// What a result field means to the comparison: the case name (matched first), a field of the record key,
 /// or a metric together with the direction in which it improves.
@@ -73,8 +75,9 @@ struct Baseline {
 };
 
 /// load_baseline: reads and validates the baseline at `path`. Never throws: a missing, unreadable, empty or
-/// invalid file (bad JSON, duplicate object keys, wrong format or version, malformed records) yields a
-/// disabled Baseline with exactly one warning.
+/// invalid file (bad JSON, duplicate object keys, nesting deeper than kMaxBaselineDepth, wrong format or
+/// version, malformed records), or anything but a regular file of at most kMaxBaselineBytes
+/// (input_files.h), yields a disabled Baseline with exactly one warning.
 Baseline load_baseline(const std::string& path);
 
 /// parse_baseline: as load_baseline, from text already read; `path` names it in messages and `base_path`.

@@ -3,6 +3,7 @@
 #include "base_data.h"
 
 #include "base_data_match.h"
+#include "input_files.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,8 +11,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <set>
 #include <string>
@@ -112,7 +111,8 @@ void restore_overflows(json& node) {
 
 // First pass over the text: nlohmann keeps the last of duplicate object keys silently, which would let a
 // record quietly lose a key field or metric, so any duplicate makes the file invalid. Also reports syntax
-// errors with a position.
+// errors with a position, and refuses nesting deeper than kMaxBaselineDepth before anything recursive
+// (building, walking or writing the document) meets it: 60 000 levels would overflow the stack.
 class StructureCheck {
   public:
     bool null() { return on_value(); }
@@ -124,6 +124,7 @@ class StructureCheck {
     bool binary(json::binary_t&) { return on_value(); }
     bool start_object(std::size_t) {
         on_value();
+        if (frames_.size() >= kMaxBaselineDepth) return too_deep();
         frames_.push_back(Frame{true, {}, {}, 0});
         return true;
     }
@@ -142,6 +143,7 @@ class StructureCheck {
     }
     bool start_array(std::size_t) {
         on_value();
+        if (frames_.size() >= kMaxBaselineDepth) return too_deep();
         frames_.push_back(Frame{false, {}, {}, 0});
         return true;
     }
@@ -170,6 +172,12 @@ class StructureCheck {
     bool on_value() {
         if (!frames_.empty() && !frames_.back().is_object) ++frames_.back().count;
         return true;
+    }
+
+    bool too_deep() {
+        fault_ = "objects and arrays are nested deeper than " + std::to_string(kMaxBaselineDepth) +
+                 " levels (a baseline needs about 5)";
+        return false;
     }
 
     std::string object_path() const {
@@ -327,20 +335,9 @@ Baseline load_baseline(const std::string& path) {
     if (path.empty()) return disabled(std::move(out), "\"\"", "no file name given");
     out.path = absolute_path(path);
     try {
-        std::error_code error;
-        const auto status = std::filesystem::status(path, error);
-        if (status.type() == std::filesystem::file_type::not_found) {
-            return disabled(std::move(out), path, "cannot be read: no such file");
-        }
-        if (error) return disabled(std::move(out), path, "cannot be read: " + error.message());
-        if (std::filesystem::is_directory(status)) {
-            return disabled(std::move(out), path, "cannot be read: it is a directory");
-        }
-        std::ifstream in(path, std::ios::binary);
-        if (!in) return disabled(std::move(out), path, "cannot be opened for reading");
-        const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-        if (in.bad()) return disabled(std::move(out), path, "read error");
-        return parse_at(text, path, out.path);
+        const FileText file = read_regular_file(path, kMaxBaselineBytes, "a baseline file");
+        if (!file.error.empty()) return disabled(std::move(out), path, "cannot be read: " + file.error);
+        return parse_at(file.text, path, out.path);
     } catch (const std::exception& error) {
         return disabled(std::move(out), path, std::string("cannot be read: ") + error.what());
     }

@@ -201,6 +201,9 @@ int main(int argc, char** argv) {
         std::cerr << "pto-bench: no scenario matches the selection\n\n" << app.help();
         return 2;
     }
+#ifdef PTO_BENCH_PARSE_ONLY
+    return 0;  // the command-line fuzz target (tests/fuzz/fuzz_bench_cli.cpp): parsed and checked, not run
+#endif
     cl.bench.several_scenarios = scenarios.size() > 1;
 
     const bool tty = isatty(STDERR_FILENO) != 0;
@@ -233,7 +236,8 @@ int main(int argc, char** argv) {
     std::cout << "peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB; report written to " << cl.json_path
               << '\n';
     std::ofstream json(cl.json_path);
-    json << report.dump(2) << '\n';
+    // Replace, not throw: a string from the command line or a baseline file may hold invalid UTF-8.
+    json << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     if (!json) {
         std::cerr << "pto-bench: cannot write " << cl.json_path << '\n';
         return 1;

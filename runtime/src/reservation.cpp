@@ -26,6 +26,7 @@ TaskId Runtime::Impl::try_retire() {
         engine.args.release_until(books[slot].args_end);
         ++retired_before;
     }
+    edge_table_holds.release_retired(retired_before);
     retired_published.store(retired_before, std::memory_order_relaxed);
     return TaskId{retired_before};
 }

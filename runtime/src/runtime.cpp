@@ -416,7 +416,12 @@ TaskId Runtime::submit(const TaskSpec& spec, std::span<const TaskId> producers, 
     return impl_->submit(spec, producers, scoped);
 }
 TaskId Runtime::submit_instance(std::span<InstanceNode> nodes, bool scoped) {
-    return impl_->submit_instance(nodes, scoped);
+    return impl_->submit_instance(nodes, nullptr, scoped);
+}
+
+TaskId Runtime::submit_instance(std::span<InstanceNode> nodes,
+                                const std::shared_ptr<const InstanceEdges>& edges, bool scoped) {
+    return impl_->submit_instance(nodes, edges, scoped);
 }
 TaskId Runtime::next_task_id() const {
     return TaskId{impl_->next_id};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compute_pool.h"
+#include "edge_table_holds.h"
 #include "engine.h"
 #include "heap_ring.h"
 #include "pto/runtime/runtime.h"
@@ -55,7 +56,8 @@ struct Runtime::Impl {
     [[noreturn]] void throw_stall_while_waiting(std::string_view knob);
     // Submission (submit.cpp).
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
-    TaskId submit_instance(std::span<InstanceNode> nodes, bool scoped);
+    TaskId submit_instance(std::span<InstanceNode> nodes, const std::shared_ptr<const InstanceEdges>& edges,
+                           bool scoped);
     void release_scope(TaskId begin, TaskId end);
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
     void count_submit(const TaskSpec& spec);
@@ -64,6 +66,8 @@ struct Runtime::Impl {
     void check_run_open(const char* call) const;
     void validate_spec(const TaskSpec& spec, TaskId id) const;
     void validate_producers(std::span<const TaskId> producers, TaskId id, const TaskSpec& spec) const;
+    void validate_instance_edges(std::span<const InstanceNode> nodes, TaskId first,
+                                 const InstanceEdges* edges);  // (instance_validation.cpp)
     void check_heap_need(std::uint64_t reserve_bytes, TaskId id, const TaskSpec* spec) const;
     std::string describe_task(TaskId id, const TaskSpec* spec = nullptr) const;
     // Room and retirement (reservation.cpp).
@@ -109,6 +113,9 @@ struct Runtime::Impl {
     GraphRecord graph;
     std::vector<TaskId> record_scratch;
     std::vector<TaskId> instance_scratch;
+    std::vector<std::uint32_t> edge_check_cursor;  // scratch of validate_instance_edges
+    detail::EdgeTableHolds edge_table_holds;       // tables of instances with unretired tasks
+
     std::vector<std::uint32_t> candidates;        // producer slots selected for linking (scratch)
     std::vector<std::uint32_t> staged_producers;  // producers with staged consumers (SlotBook::staged_*)
     std::uint64_t staged_edges = 0;

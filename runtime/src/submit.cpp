@@ -178,7 +178,8 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
     return id;
 }
 
-TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped) {
+TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes,
+                                      const std::shared_ptr<const InstanceEdges>& edges, bool scoped) {
     check_run_open("submit_instance");
     const TaskId first{next_id};
     if (nodes.empty()) return first;
@@ -189,6 +190,7 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
                 std::to_string(first.value) +
                 ") is larger than the whole task window: raise RuntimeConfig::window_tasks (" +
                 std::to_string(config.window_tasks) + ") or split the template");
+    validate_instance_edges(nodes, first, edges.get());
     HeapNeed heap_need;
     std::uint64_t edge_nodes = 0;
     std::uint64_t arg_bytes = 0;
@@ -196,17 +198,6 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
         const InstanceNode& n = nodes[i];
         const TaskId id = first.plus(i);
         validate_spec(n.spec, id);
-        for (std::uint32_t d : n.consumer_offsets)
-            if (d == 0 || i + d >= nodes.size()) [[unlikely]]
-                detail::throw_error(ErrorCode::InvalidTemplate,
-                                    describe_task(id, &n.spec) + " of an instance of " +
-                                        std::to_string(nodes.size()) + " nodes feeds node offset +" +
-                                        std::to_string(d) + ", outside the instance");
-        for (std::uint32_t d : n.producer_offsets)
-            if (d == 0 || d > i) [[unlikely]]
-                detail::throw_error(ErrorCode::InvalidTemplate,
-                                    describe_task(id, &n.spec) + " waits for node offset -" +
-                                        std::to_string(d) + ", outside the instance (edges point backwards)");
         if (n.spec.kind == TaskKind::Alloc && !(n.external_producers.empty() && n.producer_offsets.empty()))
             [[unlikely]]
             detail::throw_error(ErrorCode::InvalidTemplate,
@@ -238,6 +229,8 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
         PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);
         reserve(nodes.size(), edge_nodes, heap_need.reserve_bytes(), arg_bytes);
     }
+    // The slots below point into the tables until the tasks retire (raw tables: the caller's promise).
+    if (edges) edge_table_holds.hold(edges, first.value + nodes.size() - 1);
 
     // Phase 1: initialise every slot, fanin counts included, before any node is published, so a node that
     // completes at once finds its internal consumers ready to be released.

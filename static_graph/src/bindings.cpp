@@ -14,15 +14,17 @@ namespace pto {
 
 namespace detail {
 
-BindingsState::BindingsState(const TemplateData& t)
-    : tpl(&t),
-      nodes(t.nodes.size()),
-      tensors(t.tensor_protos),
-      scalars(t.scalar_protos),
-      tensor_stamps(t.tensor_slots.size(), 0),
-      scalar_stamps(t.scalar_slots.size(), 0),
-      deps(t.boundary_nodes.size()),
-      external_ranges(t.boundary_nodes.size()) {
+BindingsState::BindingsState(std::shared_ptr<const TemplateData> shared)
+    : shared_tpl(std::move(shared)),
+      tpl(shared_tpl.get()),
+      nodes(tpl->nodes.size()),
+      tensors(tpl->tensor_protos),
+      scalars(tpl->scalar_protos),
+      tensor_stamps(tpl->tensor_slots.size(), 0),
+      scalar_stamps(tpl->scalar_slots.size(), 0),
+      deps(tpl->boundary_nodes.size()),
+      external_ranges(tpl->boundary_nodes.size()) {
+    const TemplateData& t = *tpl;
     for (std::size_t k = 0; k < t.nodes.size(); ++k) {
         const TemplateNode& n = t.nodes[k];
         InstanceNode& out = nodes[k];
@@ -33,8 +35,9 @@ BindingsState::BindingsState(const TemplateData& t)
         out.spec.block_num = n.block_num;
         out.spec.tensors = {tensors.data() + n.tensors.begin, n.tensors.count};
         out.spec.scalars = {scalars.data() + n.scalars.begin, n.scalars.count};
-        out.consumer_offsets = {t.consumer_offsets.data() + n.consumers.begin, n.consumers.count};
-        out.producer_offsets = {t.producer_offsets.data() + n.producers.begin, n.producers.count};
+        // Exactly the InstanceEdges spans: submit_instance then trusts them without checking again.
+        out.consumer_offsets = t.edges->consumers(static_cast<std::uint32_t>(k));
+        out.producer_offsets = t.edges->producers(static_cast<std::uint32_t>(k));
     }
     for (auto& d : deps)
         d.reserve(16);
@@ -90,7 +93,7 @@ Bindings::Bindings(const Template& tpl) {
             ErrorCode::InvalidArgument,
             "Bindings of a default-constructed Template: build it with TemplateBuilder::finalize");
     s_ = std::make_unique<detail::BindingsState>(tpl.data());
-    const detail::TemplateData& t = tpl.data();
+    const detail::TemplateData& t = *tpl.data();
     detail::BindingsState& s = *s_;
     // Pointers into vectors that never reallocate after construction (and move with the state).
     tables_.tensors = s.tensors.data();

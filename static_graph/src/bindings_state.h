@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "pto/runtime/runtime.h"
@@ -12,8 +13,10 @@
 namespace pto::detail {
 
 struct BindingsState {
-    explicit BindingsState(const TemplateData& t);
+    explicit BindingsState(std::shared_ptr<const TemplateData> shared);
 
+    /// The template's tables, shared: a Bindings stays usable after its Template is destroyed.
+    std::shared_ptr<const TemplateData> shared_tpl;
     const TemplateData* tpl;
 
     /// nodes[k].spec.tensors / .scalars point into `tensors` / `scalars` (never reallocated), so a binding

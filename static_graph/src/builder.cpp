@@ -137,7 +137,7 @@ TemplateBuilder& TemplateBuilder::boundary_output(std::uint32_t node, std::uint3
 // ---- Template ------------------------------------------------------------------------------------------
 
 Template::Template() = default;
-Template::Template(std::unique_ptr<detail::TemplateData> data) : data_(std::move(data)) {}
+Template::Template(std::shared_ptr<const detail::TemplateData> data) : data_(std::move(data)) {}
 Template::~Template() = default;
 Template::Template(Template&&) noexcept = default;
 Template& Template::operator=(Template&&) noexcept = default;
@@ -164,7 +164,7 @@ std::uint32_t Template::node_count() const {
     return static_cast<std::uint32_t>(data_->nodes.size());
 }
 std::uint32_t Template::edge_count() const {
-    return data_->edge_count;
+    return data_->edges->edge_count();
 }
 std::span<const std::uint32_t> Template::sinks() const {
     return data_->sinks;
@@ -175,14 +175,12 @@ bool Template::has_boundary_inputs() const {
 
 std::span<const std::uint32_t> Template::producer_offsets(std::uint32_t k) const {
     check_node(*data_, k, "producer_offsets");
-    const detail::Range r = data_->nodes[k].producers;
-    return {data_->producer_offsets.data() + r.begin, r.count};
+    return data_->edges->producers(k);
 }
 
 std::span<const std::uint32_t> Template::consumer_offsets(std::uint32_t k) const {
     check_node(*data_, k, "consumer_offsets");
-    const detail::Range r = data_->nodes[k].consumers;
-    return {data_->consumer_offsets.data() + r.begin, r.count};
+    return data_->edges->consumers(k);
 }
 
 std::optional<TensorSlot> Template::find_tensor_slot(std::string_view name) const {

@@ -17,9 +17,6 @@ namespace {
 
 using Description = TemplateBuilder::Description;
 
-/// The runtime keeps a node's internal fanin and fanout counts in 16 bits (task_slot.h).
-constexpr std::uint32_t kMaxInternalEdgesPerNode = 65535;
-
 std::string quoted(const std::string& name) {
     return "'" + name + "'";
 }
@@ -214,45 +211,45 @@ void build_edges(const Description& d, detail::TemplateData& t, const Checker& c
     }
     std::sort(edges.begin(), edges.end());
     edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-    t.edge_count = static_cast<std::uint32_t>(edges.size());
 
     // Sorted by producer: each node's consumers are contiguous and ascending.
+    OffsetLists consumers;
     std::vector<std::uint32_t> fanin(count, 0);
+    consumers.first.push_back(0);
     for (std::uint32_t k = 0, e = 0; k < count; ++k) {
-        t.nodes[k].consumers.begin = static_cast<std::uint32_t>(t.consumer_offsets.size());
         for (; e < edges.size() && edges[e].first == k; ++e) {
-            t.consumer_offsets.push_back(edges[e].second - k);
+            consumers.offsets.push_back(edges[e].second - k);
             ++fanin[edges[e].second];
         }
-        t.nodes[k].consumers.count =
-            static_cast<std::uint32_t>(t.consumer_offsets.size()) - t.nodes[k].consumers.begin;
-        if (t.nodes[k].consumers.count > kMaxInternalEdgesPerNode)
+        consumers.first.push_back(static_cast<std::uint32_t>(consumers.offsets.size()));
+        const std::uint32_t fanout = consumers.first[k + 1] - consumers.first[k];
+        if (fanout > kMaxInstanceEdgesPerNode)
             c.fail_node(ErrorCode::InvalidTemplate, k,
-                        std::to_string(t.nodes[k].consumers.count) + " internal consumers; at most " +
-                            std::to_string(kMaxInternalEdgesPerNode) +
+                        std::to_string(fanout) + " internal consumers; at most " +
+                            std::to_string(kMaxInstanceEdgesPerNode) +
                             " (join them through a dependency-only node)");
-        if (t.nodes[k].consumers.count == 0) t.sinks.push_back(k);
+        if (fanout == 0) t.sinks.push_back(k);
     }
     // Producers: by consumer, nearest producer (smallest offset) first.
-    std::vector<std::uint32_t> next(count, 0);
-    std::uint32_t at = 0;
+    OffsetLists producers;
+    producers.first.push_back(0);
     for (std::uint32_t k = 0; k < count; ++k) {
-        if (fanin[k] > kMaxInternalEdgesPerNode)
+        if (fanin[k] > kMaxInstanceEdgesPerNode)
             c.fail_node(ErrorCode::InvalidTemplate, k,
                         std::to_string(fanin[k]) + " internal producers; at most " +
-                            std::to_string(kMaxInternalEdgesPerNode) +
+                            std::to_string(kMaxInstanceEdgesPerNode) +
                             " (join them through a dependency-only node)");
-        t.nodes[k].producers = {at, fanin[k]};
-        next[k] = at;
-        at += fanin[k];
+        producers.first.push_back(producers.first.back() + fanin[k]);
     }
-    t.producer_offsets.resize(at);
+    producers.offsets.resize(producers.first.back());
+    std::vector<std::uint32_t> next(producers.first.begin(), producers.first.end() - 1);
     for (const auto& [p, q] : edges)
-        t.producer_offsets[next[q]++] = q - p;
-    for (std::uint32_t k = 0; k < count; ++k) {
-        const detail::Range r = t.nodes[k].producers;
-        std::sort(t.producer_offsets.begin() + r.begin, t.producer_offsets.begin() + r.begin + r.count);
-    }
+        producers.offsets[next[q]++] = q - p;
+    for (std::uint32_t k = 0; k < count; ++k)
+        std::sort(producers.offsets.begin() + producers.first[k],
+                  producers.offsets.begin() + producers.first[k + 1]);
+    // Checked again by the runtime's own rules, once per template: instances then submit them unchecked.
+    t.edges = InstanceEdges::create("template '" + t.name + "'", std::move(consumers), std::move(producers));
 }
 
 /// build_boundaries: checks boundary declarations and groups them per node, in node order.
@@ -339,7 +336,7 @@ Template TemplateBuilder::finalize() const {
     copy_nodes(*d_, *t, c);
     build_edges(*d_, *t, c);
     build_boundaries(*d_, *t, c);
-    return Template(std::move(t));
+    return Template(std::shared_ptr<const detail::TemplateData>(std::move(t)));
 }
 
 }  // namespace pto

@@ -140,7 +140,7 @@ Instance instantiate(Bindings& bindings) {
         }
     }
 
-    const TaskId base = rt.submit_instance(s.nodes, depth > 0);
+    const TaskId base = rt.submit_instance(s.nodes, t.edges, depth > 0);
 
     if (t.mode == BoundaryMode::Tensormap && !t.recorded_nodes.empty()) {
         TensorArg scratch[kMaxTensorArgs];
@@ -152,7 +152,7 @@ Instance instantiate(Bindings& bindings) {
     s.advance_generation();
     if (detail::is_checking_dependencies()) [[unlikely]]
         detail::check_instance(base, s.nodes, &describe_template_node, &t);
-    return Instance(base, static_cast<std::uint32_t>(t.nodes.size()), &t);
+    return Instance(base, static_cast<std::uint32_t>(t.nodes.size()), s.shared_tpl);
 }
 
 TaskHandle join(const Instance& instance) {

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "pto/runtime/instance_edges.h"
 #include "pto/runtime/task_desc.h"
 #include "pto/runtime/tensor.h"
 #include "pto/static_graph/template.h"
@@ -23,10 +25,8 @@ struct TemplateNode {
     CoreType core = CoreType::None;
     FuncId funcs[3] = {};
     std::uint32_t block_num = 1;
-    Range tensors;    // into TemplateData::tensor_protos
-    Range scalars;    // into TemplateData::scalar_protos
-    Range consumers;  // into TemplateData::consumer_offsets
-    Range producers;  // into TemplateData::producer_offsets
+    Range tensors;  // into TemplateData::tensor_protos
+    Range scalars;  // into TemplateData::scalar_protos
     /// Index into TemplateData::boundary_nodes, or -1: the node takes no producers from outside.
     std::int32_t boundary = -1;
     std::string label;
@@ -61,11 +61,10 @@ struct TemplateData {
     std::vector<TensorArg> tensor_protos;
     std::vector<std::uint64_t> scalar_protos;
 
-    // Internal edges, offsets relative to the node. The runtime's task slots point into these arrays
-    // while instances run, which is why a Template must outlive the runs that instantiate it.
-    std::vector<std::uint32_t> consumer_offsets;
-    std::vector<std::uint32_t> producer_offsets;
-    std::uint32_t edge_count = 0;
+    // Internal edges, offsets relative to the node. The runtime's task slots point into these tables
+    // while instances run; it holds a reference on them until an instance's last task retires, so the
+    // Template and its Bindings may go at any time.
+    std::shared_ptr<const InstanceEdges> edges;
 
     std::vector<SlotInfo> tensor_slots;
     std::vector<SlotInfo> scalar_slots;

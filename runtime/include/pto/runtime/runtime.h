@@ -12,6 +12,7 @@
 #include "pto/runtime/error.h"
 #include "pto/runtime/graph.h"
 #include "pto/runtime/ids.h"
+#include "pto/runtime/instance_edges.h"
 #include "pto/runtime/kernels.h"
 #include "pto/runtime/stats.h"
 #include "pto/runtime/task_desc.h"
@@ -19,12 +20,13 @@
 namespace pto {
 
 /// InstanceNode: one task of a batch submitted with Runtime::submit_instance (a static-template instance).
-/// Internal edges are offsets relative to the node itself, so one table serves every instance.
+/// Internal edges are offsets relative to the node itself, so one table serves every instance; the two
+/// tables must describe the same edges (see InstanceEdges::create for every rule).
 struct InstanceNode {
     TaskSpec spec;
-    /// Consumers inside the batch: node i feeds node i + d for each d (all d > 0).
+    /// Consumers inside the batch: node i feeds node i + d for each d (all d > 0), ascending.
     std::span<const std::uint32_t> consumer_offsets;
-    /// Producers inside the batch: node i waits for node i - d for each d (all d > 0, d <= i).
+    /// Producers inside the batch: node i waits for node i - d for each d (all d > 0, d <= i), ascending.
     std::span<const std::uint32_t> producer_offsets;
     /// Producers outside the batch (boundary dependencies), as for Runtime::submit.
     std::span<const TaskId> external_producers;
@@ -85,9 +87,17 @@ class Runtime {
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
 
     /// submit_instance: adds nodes.size() tasks with contiguous ids starting at the returned id, wiring
-    /// internal edges from the offsets without any discovery. Throws CapacityExhausted if the batch is
-    /// larger than the window (or the heap), otherwise waits like submit.
+    /// internal edges from the offsets without any discovery. The offset tables are checked on every call
+    /// (InvalidTemplate naming the node and the offset, as InstanceEdges::create does) and the running
+    /// tasks read them until they retire, so the caller keeps them alive until then. Throws
+    /// CapacityExhausted if the batch is larger than the window (or the heap), otherwise waits like submit.
     TaskId submit_instance(std::span<InstanceNode> nodes, bool scoped);
+    /// submit_instance with tables checked once: node k's offset spans must be exactly
+    /// edges->consumers(k) / producers(k) (InvalidArgument otherwise), and the runtime holds a reference on
+    /// `edges` until the instance's last task retires, so the caller may drop its own at once. This is how
+    /// static templates submit: no per-edge work per instance.
+    TaskId submit_instance(std::span<InstanceNode> nodes, const std::shared_ptr<const InstanceEdges>& edges,
+                           bool scoped);
 
     /// next_task_id: the id the next submit will return.
     [[nodiscard]] TaskId next_task_id() const;

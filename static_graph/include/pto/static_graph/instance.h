@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <memory>
 #include <span>
+#include <utility>
 
 #include "pto/runtime/ids.h"
 #include "pto/runtime/kernels.h"
@@ -23,21 +24,22 @@ namespace detail {
 }  // namespace detail
 
 /// Instance: the tasks one instantiate() created: ids base .. base + size - 1, node k at base + k.
-/// A small value; copy it freely (e.g. keep the previous iteration's to name its nodes as producers).
+/// A small value; copy it freely (e.g. keep the previous iteration's to name its nodes as producers). It
+/// shares its template's tables (one reference count), so it stays usable after the Template is gone.
 ///
 ///     pto::Instance prev = pto::instantiate(b0);
 ///     b1.depend(3, prev.node(5));   // node 3 of the next instance waits for node 5 of this one
 class Instance {
   public:
     Instance() = default;
-    Instance(TaskId base, std::uint32_t size, const detail::TemplateData* tpl)
-        : base_(base), size_(size), tpl_(tpl) {}
+    Instance(TaskId base, std::uint32_t size, std::shared_ptr<const detail::TemplateData> tpl)
+        : base_(base), size_(size), tpl_(std::move(tpl)) {}
 
     /// node: the task id of template node `k` in this instance. Throws InvalidArgument naming the template
     /// if k >= size() (or the instance is empty).
     [[nodiscard]] TaskId node(std::uint32_t k) const {
         if (k >= size_) [[unlikely]]
-            detail::throw_node_out_of_range(tpl_, k, size_);
+            detail::throw_node_out_of_range(tpl_.get(), k, size_);
         return base_.plus(k);
     }
     [[nodiscard]] TaskId base() const { return base_; }
@@ -45,20 +47,21 @@ class Instance {
     /// is_valid: false for a default-constructed Instance.
     [[nodiscard]] bool is_valid() const { return size_ != 0; }
     /// template_data: the instantiated template's tables (opaque outside the library).
-    [[nodiscard]] const detail::TemplateData* template_data() const { return tpl_; }
+    [[nodiscard]] const detail::TemplateData* template_data() const { return tpl_.get(); }
 
   private:
     TaskId base_;
     std::uint32_t size_ = 0;
-    const detail::TemplateData* tpl_ = nullptr;
+    std::shared_ptr<const detail::TemplateData> tpl_;
 };
 
 /// Bindings: the per-instance inputs of one template, and the workspace instantiate() submits from. Build
 /// one per template and orchestrator thread, once (the constructor allocates everything); then per
 /// instance bind every slot the template uses, add manual boundary producers, and call instantiate().
 /// Bound values are consumed by a successful instantiate(): each instance binds all its slots again, so a
-/// forgotten binding is an UnboundSlot error rather than the previous instance's tensor. A Bindings refers
-/// to its Template, which must outlive it; a moved-from Bindings may only be destroyed or assigned to.
+/// forgotten binding is an UnboundSlot error rather than the previous instance's tensor. A Bindings shares
+/// its Template's tables, so either may be destroyed first, also while instances run (the runtime copies
+/// what it needs at instantiate); a moved-from Bindings may only be destroyed or assigned to.
 ///
 ///     pto::Bindings b(tpl);
 ///     for (int i = 0; i < n; ++i) {

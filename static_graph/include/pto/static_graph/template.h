@@ -172,10 +172,10 @@ class TemplateBuilder {
     std::unique_ptr<Description> d_;
 };
 
-/// Template: a validated, immutable template. Instances (instance.h) refer to its internal edge tables
-/// from the runtime's task slots, so a Template must outlive every run that instantiates it (moving the
-/// Template object is fine: its tables stay where they are). Instantiation needs a Bindings per thread;
-/// the Template itself may be shared.
+/// Template: a validated, immutable template. Its tables are shared, not copied, by its Bindings and
+/// Instances, and the runtime holds the internal edge tables until an instance's last task retires, so a
+/// Template may be destroyed at any time, even while instances of it run (moving it keeps its tables
+/// where they are). Instantiation needs a Bindings per thread; the Template itself may be shared.
 class Template {
   public:
     /// Template(): an empty placeholder (is_valid() false) to move a finalised template into later; the
@@ -207,14 +207,14 @@ class Template {
     /// node_label: the node's label, or its kernel ("func 3") / "dependency-only".
     [[nodiscard]] std::string node_label(std::uint32_t k) const;
 
-    /// data: the finalised tables (opaque outside the library).
-    [[nodiscard]] const detail::TemplateData& data() const { return *data_; }
+    /// data: the finalised tables (opaque outside the library), shared by Bindings and Instances.
+    [[nodiscard]] const std::shared_ptr<const detail::TemplateData>& data() const { return data_; }
 
   private:
     friend class TemplateBuilder;
-    explicit Template(std::unique_ptr<detail::TemplateData> data);
+    explicit Template(std::shared_ptr<const detail::TemplateData> data);
 
-    std::unique_ptr<detail::TemplateData> data_;
+    std::shared_ptr<const detail::TemplateData> data_;
 };
 
 }  // namespace pto

@@ -1,0 +1,77 @@
+// Checks of an instance's internal edges before submit_instance changes anything: tables the caller built
+// are checked in full on every call; tables built as InstanceEdges were checked once, at creation, so the
+// call only confirms that the nodes carry those very tables.
+#include <string>
+
+#include "instance_edges_check.h"
+#include "pto/runtime/detail/throw.h"
+#include "runtime_impl.h"
+
+namespace pto {
+
+namespace {
+
+/// NodeTables: check_instance_edges' view of the offset spans of an InstanceNode array.
+struct NodeTables {
+    const Runtime::Impl& rt;
+    std::span<const InstanceNode> nodes;
+    TaskId first;
+
+    [[nodiscard]] std::size_t size() const { return nodes.size(); }
+    [[nodiscard]] std::span<const std::uint32_t> consumers(std::uint32_t k) const {
+        return nodes[k].consumer_offsets;
+    }
+    [[nodiscard]] std::span<const std::uint32_t> producers(std::uint32_t k) const {
+        return nodes[k].producer_offsets;
+    }
+    [[nodiscard]] std::string describe(std::uint32_t k) const {
+        return "node " + std::to_string(k) + " (" + rt.describe_task(first.plus(k), &nodes[k].spec) + ")";
+    }
+};
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_foreign_tables(const Runtime::Impl& rt,
+                                                                 std::span<const InstanceNode> nodes,
+                                                                 TaskId first, const InstanceEdges& edges) {
+    if (nodes.size() != edges.node_count())
+        detail::throw_error(ErrorCode::InvalidArgument, "submit_instance of " + std::to_string(nodes.size()) +
+                                                            " nodes with the edges of " + edges.owner() +
+                                                            ", which has " +
+                                                            std::to_string(edges.node_count()) + " nodes");
+    for (std::uint32_t k = 0; k < nodes.size(); ++k) {
+        const InstanceNode& n = nodes[k];
+        if (n.consumer_offsets.data() != edges.consumers(k).data() ||
+            n.consumer_offsets.size() != edges.consumers(k).size() ||
+            n.producer_offsets.data() != edges.producers(k).data() ||
+            n.producer_offsets.size() != edges.producers(k).size())
+            detail::throw_error(ErrorCode::InvalidArgument,
+                                "submit_instance: node " + std::to_string(k) + " (" +
+                                    rt.describe_task(first.plus(k), &n.spec) +
+                                    ") does not carry the offset tables of " + edges.owner() +
+                                    " it was submitted with: take them from InstanceEdges::consumers / "
+                                    "producers, or submit without InstanceEdges to have them checked");
+    }
+    detail::throw_error(ErrorCode::InvalidArgument, "submit_instance: foreign offset tables");
+}
+
+}  // namespace
+
+void Runtime::Impl::validate_instance_edges(std::span<const InstanceNode> nodes, TaskId first,
+                                            const InstanceEdges* edges) {
+    if (edges == nullptr) {
+        detail::check_instance_edges(NodeTables{*this, nodes, first}, edge_check_cursor);
+        return;
+    }
+    // Checked at creation: only confirm that these are the tables (no per-edge work).
+    if (nodes.size() != edges->node_count()) [[unlikely]]
+        throw_foreign_tables(*this, nodes, first, *edges);
+    for (std::uint32_t k = 0; k < nodes.size(); ++k) {
+        const InstanceNode& n = nodes[k];
+        const std::span<const std::uint32_t> c = edges->consumers(k);
+        const std::span<const std::uint32_t> p = edges->producers(k);
+        if (n.consumer_offsets.data() != c.data() || n.consumer_offsets.size() != c.size() ||
+            n.producer_offsets.data() != p.data() || n.producer_offsets.size() != p.size()) [[unlikely]]
+            throw_foreign_tables(*this, nodes, first, *edges);
+    }
+}
+
+}  // namespace pto
