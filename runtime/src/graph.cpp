@@ -42,3 +42,29 @@ GraphCounts count_graph(const GraphRecord& graph) {
 }
 
 }  // namespace pto
+
+namespace pto {
+
+const char* to_string(AicpuActivity a) {
+    switch (a) {
+        case AicpuActivity::Submit:
+            return "submit";
+        case AicpuActivity::SubmitInstance:
+            return "instance";
+        case AicpuActivity::WindowWait:
+            return "window wait";
+        case AicpuActivity::EdgeWait:
+            return "edge wait";
+        case AicpuActivity::ArgumentWait:
+            return "argument wait";
+        case AicpuActivity::HeapWait:
+            return "heap wait";
+        case AicpuActivity::Complete:
+            return "complete";
+        case AicpuActivity::Dispatch:
+            return "dispatch";
+    }
+    return "?";
+}
+
+}  // namespace pto

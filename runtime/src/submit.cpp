@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "aicpu_slice.h"
 #include "phase_timer.h"
 #include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
@@ -127,6 +128,7 @@ void Runtime::Impl::count_submit(const TaskSpec& spec) {
 TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped) {
     check_run_open("submit");
     const TaskId id{next_id};
+    const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::Submit, run_start_ns, id);
     validate_spec(spec, id);
     validate_producers(producers, id, spec);
     if (spec.kind == TaskKind::Alloc && !producers.empty()) [[unlikely]]
@@ -182,6 +184,8 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
     check_run_open("submit_instance");
     const TaskId first{next_id};
     if (nodes.empty()) return first;
+    const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::SubmitInstance, run_start_ns, first,
+                                    static_cast<std::uint32_t>(nodes.size()));
     if (nodes.size() > config.window_tasks) [[unlikely]]
         detail::throw_error(
             ErrorCode::CapacityExhausted,
