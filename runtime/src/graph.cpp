@@ -18,6 +18,8 @@ std::int64_t GraphRecord::index_of(TaskId id) const {
 void GraphRecord::clear() {
     tasks.clear();
     producers.clear();
+    scopes.clear();
+    instances.clear();
     kernels.clear();
 }
 

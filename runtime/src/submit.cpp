@@ -278,6 +278,8 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes, bool scoped
         }
     }
     next_id += nodes.size();
+    if (config.record_graph)
+        graph.instances.push_back(RecordedRange{first, static_cast<std::uint32_t>(nodes.size())});
 
     // Phase 2: boundary edges, then each node settles its fanin, in node order.
     {
@@ -307,6 +309,8 @@ void Runtime::Impl::release_scope(TaskId begin, TaskId end) {
     flush_links();
     PhaseTimer timer(config.profile_orchestrator, stats.scope_end_ns);
     ++stats.scopes_closed;
+    if (config.record_graph && end.value > begin.value)
+        graph.scopes.push_back(RecordedRange{begin, static_cast<std::uint32_t>(end.value - begin.value)});
     // The scope's hold is orchestrator-private (see "The link word"): releasing it is a plain store, and
     // try_retire retires what it unblocked the next time it runs.
     const std::uint64_t from = std::max(begin.value, retired_before);

@@ -97,8 +97,16 @@ void write_graph_json(std::ostream& out, const GraphRecord& graph);
 /// write_graph_dot: a graphviz digraph (`dot -Tsvg`): one node per task, "t<id>", labelled
 /// "<kernel>\n#<id> x<block_num>", filled by core type (AIC light blue, AIV light green, MIX orange);
 /// framework tasks are grey dashed ellipses labelled "alloc" / "dep-only". One edge "t<p> -> t<c>" per
-/// recorded producer.
+/// recorded producer. Tasks sit in nested clusters ("subgraph cluster_<n>"): one per scope that ended
+/// (dashed, labelled "scope #first-#last") and one per static-template instance (filled, "template
+/// instance #first-#last"), from GraphRecord::scopes and ::instances.
 void write_graph_dot(std::ostream& out, const GraphRecord& graph);
+
+/// write_graph_dot_summary: the kernel-level graph: one node "k<n>" per kernel and core type (MIX: its
+/// three lane kernels), labelled with its task and block counts, plus one per framework kind ("alloc",
+/// "dep-only"); one edge per pair of nodes that has task edges, labelled and weighted by their count, pen
+/// width growing with it. Edges to tasks outside the record are counted in the graph label only.
+void write_graph_dot_summary(std::ostream& out, const GraphRecord& graph);
 
 // ---- Timing statistics --------------------------------------------------------------------------------
 

@@ -32,6 +32,12 @@ struct KernelSummary {
     double duration_us = 0.0;
 };
 
+/// RecordedRange: tasks [first, first + count) of one scope or one static-template instance.
+struct RecordedRange {
+    TaskId first;
+    std::uint32_t count = 0;
+};
+
 /// GraphRecord: the logical graph of one run. Edges are every distinct producer a task named or discovered,
 /// including producers that had already completed or retired when it was submitted (the runtime skips
 /// those at run time, but they are part of the graph the orchestration function described).
@@ -39,6 +45,10 @@ struct GraphRecord {
     std::vector<RecordedTask> tasks;
     std::vector<TaskId> producers;
     std::vector<KernelSummary> kernels;
+    /// One range per scope that ended with tasks in it, in the order the scopes ended (inner scopes before
+    /// the scopes around them, so ranges nest), and one per static-template instance.
+    std::vector<RecordedRange> scopes;
+    std::vector<RecordedRange> instances;
 
     [[nodiscard]] std::span<const TaskId> producers_of(const RecordedTask& t) const {
         return {producers.data() + t.first_producer, t.producer_count};
