@@ -44,15 +44,16 @@ const nlohmann::json& field(const nlohmann::json& object, const char* key) {
 std::optional<Value> spread(const nlohmann::json& summary) {
     const nlohmann::json& median = field(summary, "median");
     if (!median.is_number()) return std::nullopt;
-    Value v{median.get<double>(), std::nullopt, std::nullopt};
+    Value v{median.get<double>(), std::nullopt, std::nullopt, std::nullopt};
     if (field(summary, "min").is_number()) v.low = field(summary, "min").get<double>();
     if (field(summary, "max").is_number()) v.high = field(summary, "max").get<double>();
+    if (field(summary, "p90").is_number()) v.p90 = field(summary, "p90").get<double>();
     return v;
 }
 
 std::optional<Value> plain(const nlohmann::json& value) {
     if (!value.is_number()) return std::nullopt;
-    return Value{value.get<double>(), std::nullopt, std::nullopt};
+    return Value{value.get<double>(), std::nullopt, std::nullopt, std::nullopt};
 }
 
 std::string text_of(const nlohmann::json& v) {
@@ -210,7 +211,8 @@ std::string draw_chart(const ChartSpec& spec, double width, double height) {
     for (const Series& s : spec.series)
         for (std::size_t c : shown)
             if (c < s.values.size() && s.values[c])
-                top = std::max({top, s.values[c]->median, s.values[c]->high.value_or(0.0)});
+                top = std::max(
+                    {top, s.values[c]->median, s.values[c]->p90.value_or(s.values[c]->high.value_or(0.0))});
     const AxisScale axis = nice_axis(top);
     const double left = 72;
     const double right = width - 16;
@@ -290,10 +292,17 @@ std::string draw_chart(const ChartSpec& spec, double width, double height) {
             }
             if (v.low && v.high) {
                 const double cap = 4;
+                const bool cut = *v.high > axis.top;
+                const double high = cut ? axis.top : *v.high;
                 body << "<path class='whisker' d='M" << at(x) << ' ' << at(y_of(*v.low)) << " V"
-                     << at(y_of(*v.high)) << " M" << at(x - cap) << ' ' << at(y_of(*v.low)) << " H"
-                     << at(x + cap) << " M" << at(x - cap) << ' ' << at(y_of(*v.high)) << " H" << at(x + cap)
-                     << "' stroke='" << s.colour << "' fill='none'/>\n";
+                     << at(y_of(high)) << " M" << at(x - cap) << ' ' << at(y_of(*v.low)) << " H"
+                     << at(x + cap);
+                if (!cut) body << " M" << at(x - cap) << ' ' << at(y_of(high)) << " H" << at(x + cap);
+                body << "' stroke='" << s.colour << "' fill='none'/>\n";
+                if (cut)
+                    body << "<text class='cut' x='" << at(x + 3) << "' y='" << at(y_of(high) - 3)
+                         << "' font-size='9' fill='" << s.colour << "'>max " << number(*v.high)
+                         << "</text>\n";
             }
         }
         o << "<g class='series' data-series='" << escape_xml(s.name) << "' data-points='" << points << "'>\n";
@@ -332,13 +341,19 @@ std::vector<Chart> report_charts(const nlohmann::json& report) {
                             {},
                             {},
                             std::nullopt,
-                            "median of the measured runs; whiskers: min to max"};
+                            "median of the measured runs; whiskers: min to max (axis up to P90)"};
     ChartSpec makespan{"makespan",   "Qwen3: predicted makespan and its lower bound (virtual-time model)",
                        "us",         ChartKind::Lines,
                        {},           {},
                        std::nullopt, "dashed: the lower bound of the same scheme"};
-    ChartSpec peers{"peers",      "End to end against the peers", "ns per launch", ChartKind::Bars, {}, {},
-                    std::nullopt, "median; whiskers: min to max"};
+    ChartSpec peers{"peers",
+                    "End to end against the peers",
+                    "ns per launch",
+                    ChartKind::Bars,
+                    {},
+                    {},
+                    std::nullopt,
+                    "median; whiskers: min to max (axis up to P90)"};
     ChartSpec paged{"paged_attention",
                     "Paged attention: cost per kernel launch",
                     "ns per launch",
@@ -346,7 +361,7 @@ std::vector<Chart> report_charts(const nlohmann::json& report) {
                     {},
                     {},
                     std::nullopt,
-                    "median; whiskers: min to max"};
+                    "median; whiskers: min to max (axis up to P90)"};
     ChartSpec base{"base_data",
                    "Against the baseline (--base-data)",
                    "compared speedup (x)",

@@ -20,11 +20,15 @@ struct AxisScale {
 /// that has at most 8 steps: the data fills at least 80% of it (515 -> 600 by 100, 9805 -> 10000 by 2000).
 [[nodiscard]] AxisScale nice_axis(double max_value);
 
-/// Value: one point of a series: the median, and the whisker (min-max) when known.
+/// Value: one point of a series: the median, and the whisker (min-max) when known. The axis is scaled to
+/// `p90` when known rather than to `high`: one slow repetition on a busy machine would otherwise squash
+/// every median to the bottom of the chart. A whisker above the axis is cut at its top and labelled with
+/// its value.
 struct Value {
     double median = 0.0;
     std::optional<double> low;
     std::optional<double> high;
+    std::optional<double> p90;
 };
 
 /// Series: one named line or bar group; a category without a value is simply not drawn.

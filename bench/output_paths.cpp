@@ -38,7 +38,29 @@ std::vector<std::string> check_outputs(const std::vector<OutputRequest>& request
     return problems;
 }
 
+namespace {
+
+/// write_in_place: for paths that must not be replaced by a rename: devices (/dev/null, /dev/stdout),
+/// pipes, and symbolic links (the link stays, its target is written).
+std::string write_in_place(const std::string& path, const std::function<void(std::ostream&)>& write) {
+    std::ofstream out(path);
+    if (!out) return "cannot open " + path + ": " + std::strerror(errno);
+    try {
+        write(out);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    out.flush();
+    return out ? std::string() : "write error on " + path;
+}
+
+}  // namespace
+
 std::string write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+    std::error_code ec;
+    const auto status = std::filesystem::symlink_status(path, ec);
+    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        return write_in_place(path, write);
     const std::string temporary = path + ".tmp-" + std::to_string(getpid());
     {
         std::ofstream out(temporary);

@@ -22,8 +22,10 @@ struct OutputRequest {
 /// check_outputs: one message "cannot write <option> <path>: <reason>" per request that cannot be written.
 [[nodiscard]] std::vector<std::string> check_outputs(const std::vector<OutputRequest>& requests);
 
-/// write_atomically: writes `write`'s output to `<path>.tmp-<pid>` and renames it over `path`. Returns an
-/// empty string on success, else the reason (the temporary file is removed).
+/// write_atomically: writes `write`'s output to `<path>.tmp-<pid>` and renames it over `path`. A path that
+/// exists and is not a regular file (a device such as /dev/null, a pipe, a symbolic link) is written in
+/// place instead: renaming over it would replace the device or the link. Returns an empty string on
+/// success, else the reason (the temporary file is removed).
 [[nodiscard]] std::string write_atomically(const std::string& path,
                                            const std::function<void(std::ostream&)>& write);
 

@@ -211,4 +211,22 @@ TEST_CASE("output paths are checked for a missing or unwritable directory", "[be
     for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir))
         ++files;
     CHECK(files == 1);
+
+    // A symbolic link is written through, not replaced by a rename (nor is a device such as /dev/null).
+    const std::filesystem::path target = dir / "target.txt";
+    const std::filesystem::path link = dir / "link.txt";
+    std::filesystem::create_symlink(target, link);
+    CHECK(write_atomically(link.string(), [](std::ostream& out) { out << "through\n"; }).empty());
+    CHECK(std::filesystem::is_symlink(link));
+    CHECK(pto::test::read_text(target) == "through\n");
+}
+
+TEST_CASE("a whisker far above the P90 is cut at the top of the axis and labelled", "[bench][report]") {
+    nlohmann::json slow = qwen3("manual", "non-spmd", 100, 1, 1);
+    slow["orch_ns_per_task"] = {{"median", 100}, {"min", 90}, {"p10", 95}, {"p90", 130}, {"max", 7500}};
+    const std::vector<Chart> charts = report_charts(report_of({slow}));
+    const Chart& orch = chart(charts, "orchestration");
+    CHECK(ticks(orch.svg).back() == Approx(140));  // scaled to the P90, not to the one slow repetition
+    CHECK(orch.svg.find("class='cut'") != std::string::npos);
+    CHECK(orch.svg.find(">max 7500<") != std::string::npos);
 }
