@@ -1,9 +1,8 @@
 // pto-bench: measures what orchestration costs per task for each graph, dependency scheme and SPMD tier,
 // predicts the device timeline with the virtual-time model, and writes bench-results.json (docs/bench.md).
-#include <unistd.h>
-
 #include <cstdio>
-#include <fstream>
+#include <functional>
+#include <sstream>
 #include <iostream>
 #include <set>
 #include <string>
@@ -14,10 +13,15 @@
 #include "base_data.h"
 #include "base_data_cli.h"
 #include "catalog.h"
+#include "cost_fit.h"
 #include "fit.h"
 #include "measure.h"
 #include "pto/runtime/error.h"
+#include "html_report.h"
+#include "output_paths.h"
 #include "plot.h"
+#include "profile.h"
+#include "progress.h"
 #include "report.h"
 #include "runner.h"
 
@@ -33,6 +37,7 @@ struct CommandLine {
     std::string executor = "instant";
     std::string json_path = "bench-results.json";
     std::string plot_path;
+    std::string report_path;
     bool list = false;
     bool no_sim = false;
     std::string sim_profile;
@@ -96,12 +101,6 @@ Executor executor_named(const std::string& e) {
     throw CLI::ValidationError("--executor", "unknown executor '" + e + "' (instant, timed, compute)");
 }
 
-void progress(bool tty, std::size_t done, std::size_t total, const std::string& what) {
-    if (!tty) return;
-    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, what.c_str());
-    std::fflush(stderr);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,7 +136,9 @@ int main(int argc, char** argv) {
     app.add_option("--trace", cl.bench.trace_path, "write a Perfetto / Chrome trace of a run to FILE");
     app.add_option("--sim-trace", cl.bench.sim_trace_path,
                    "write a Perfetto / Chrome trace of the simulated device timeline to FILE");
-    app.add_option("--dot", cl.bench.dot_path, "write the task graph as Graphviz DOT to FILE");
+    app.add_option("--dot", cl.bench.dot_path,
+                   "write the task graph as Graphviz DOT to FILE, clustered by scope and template instance "
+                   "(graphs of at most 2000 tasks; use --dot-summary beyond)");
     app.add_flag("--kernel-stats", cl.bench.kernel_stats,
                  "print per-kernel timing statistics (instances, total, mean, min, max, median, P90, P99) of "
                  "the simulated "
@@ -145,7 +146,15 @@ int main(int argc, char** argv) {
                  "and of the recorded run when --trace is given");
     app.add_option(
         "--plot", cl.plot_path,
-        "write an SVG chart of orchestration ns/task and predicted makespan per SPMD tier to FILE");
+        "write the report's charts (orchestration ns/task, makespan and lower bound, peers, paged attention, "
+        "baseline) as one SVG to FILE");
+    app.add_option("--report", cl.report_path,
+                   "write a self-contained HTML report (identity, table, charts) to FILE.html");
+    app.add_option(
+        "--dot-summary", cl.bench.dot_summary_path,
+        "write the kernel-level graph (one node per kernel and core type) as Graphviz DOT to FILE");
+    app.add_flag("--profile", cl.bench.profile,
+                 "also measure the orchestrator's phases and the schedulers' loops in extra profiled runs");
     app.add_flag("--no-sim", cl.no_sim, "skip the virtual-time model");
     app.add_option(
         "--sim-profile", cl.sim_profile,
@@ -206,41 +215,77 @@ int main(int argc, char** argv) {
 #endif
     cl.bench.several_scenarios = scenarios.size() > 1;
 
-    const bool tty = isatty(STDERR_FILENO) != 0;
+    // Every file is checked before anything is measured: a bad path costs seconds, not a sweep.
+    const std::vector<std::string> problems =
+        check_outputs({{"--json", cl.json_path},
+                       {"--trace", cl.bench.trace_path},
+                       {"--sim-trace", cl.bench.sim_trace_path},
+                       {"--dot", cl.bench.dot_path},
+                       {"--dot-summary", cl.bench.dot_summary_path},
+                       {"--plot", cl.plot_path},
+                       {"--report", cl.report_path},
+                       {"--emit-baseline", cl.base_data.emit_baseline_path.value_or("")}});
+    if (!problems.empty()) {
+        for (const std::string& p : problems)
+            std::cerr << "pto-bench: " << p << '\n';
+        return 2;
+    }
+
+    Progress progress(scenarios.size());
+    bool output_failed = false;
+    // Files are written atomically and announced; a file that fails is reported and the run goes on, so
+    // the measurements still reach the JSON.
+    cl.bench.write_output = [&](const std::string& path, const std::string& what,
+                                const std::function<void(std::ostream&)>& write) {
+        const std::string error = write_atomically(path, write);
+        progress.clear();
+        if (error.empty()) {
+            std::cout << "wrote " << path << " (" << what << ")\n" << std::flush;
+        } else {
+            std::cerr << "pto-bench: cannot write " << path << " (" << what << "): " << error << '\n';
+            output_failed = true;
+        }
+    };
+
     nlohmann::json results = nlohmann::json::array();
     for (std::size_t i = 0; i < scenarios.size(); ++i) {
-        progress(tty, i, scenarios.size(), scenarios[i].id);
+        progress.update(i, scenarios[i].id);
         try {
             for (nlohmann::json& r : run_scenario(scenarios[i], cl.bench))
                 results.push_back(std::move(r));
         } catch (const Error& e) {
-            if (tty) std::fprintf(stderr, "\r\033[K");
+            progress.clear();
             std::cerr << "pto-bench: " << scenarios[i].id << ": " << e.what() << '\n';
             return 1;
         }
     }
-    if (tty) std::fprintf(stderr, "\r\033[K");
+    progress.clear();
 
     nlohmann::json report = make_report(machine_description(), std::move(results));
+    report["run"] = {{"command_line", std::vector<std::string>(argv, argv + argc)},
+                     {"warmup", cl.bench.warmup},
+                     {"reps", cl.bench.reps},
+                     {"executor", cl.executor},
+                     {"profile", cl.bench.profile}};
     for (const std::string& warning : run_base_data(report, cl.base_data))
         std::cerr << "pto-bench: warning: " << warning << '\n';
-    print_table(std::cout, report);
-    if (!cl.plot_path.empty()) {
-        std::ofstream svg(cl.plot_path);
-        write_plot(svg, report);
-        if (!svg) {
-            std::cerr << "pto-bench: cannot write " << cl.plot_path << '\n';
-            return 1;
-        }
-    }
-    std::cout << "peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB; report written to " << cl.json_path
-              << '\n';
-    std::ofstream json(cl.json_path);
+    std::ostringstream tables;
+    add_cost_fit(report);
+    print_table(tables, report);
+    print_cost_fit(tables, report);
+    print_profile_table(tables, report);
+    std::cout << tables.str();
+    std::cout << "peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB\n";
+
+    // The JSON first: whatever happens to the optional files, the measurements are kept.
     // Replace, not throw: a string from the command line or a baseline file may hold invalid UTF-8.
-    json << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    if (!json) {
-        std::cerr << "pto-bench: cannot write " << cl.json_path << '\n';
-        return 1;
-    }
+    const std::string dump = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    cl.bench.write_output(cl.json_path, "report", [&](std::ostream& out) { out << dump << '\n'; });
+    if (!cl.plot_path.empty())
+        cl.bench.write_output(cl.plot_path, "charts", [&](std::ostream& out) { write_plot(out, report); });
+    if (!cl.report_path.empty())
+        cl.bench.write_output(cl.report_path, "HTML report",
+                              [&](std::ostream& out) { write_html_report(out, report, tables.str()); });
+    if (output_failed) return 1;
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <thread>
@@ -73,6 +74,12 @@ Summary summarize(std::vector<double> samples) {
     s.min = samples.front();
     s.max = samples.back();
     s.median = n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2.0;
+    const auto at = [&](double p) {
+        return samples[static_cast<std::size_t>(std::lround(p * static_cast<double>(n - 1)))];
+    };
+    s.p10 = at(0.1);
+    s.p90 = at(0.9);
+    s.samples = n;
     return s;
 }
 

@@ -10,14 +10,20 @@
 
 namespace pto::bench {
 
-/// Summary: median, min and max of a sample set (the median of an even count is the mean of the two middle
-/// values).
+/// Summary: the spread of a sample set: min, P10, median, P90, max. The median of an even count is the mean
+/// of the two middle values; P10 and P90 are the sorted samples at index round(p x (n - 1)).
 struct Summary {
     double median = 0.0;
     double min = 0.0;
     double max = 0.0;
+    double p10 = 0.0;
+    double p90 = 0.0;
+    std::size_t samples = 0;
 
-    [[nodiscard]] nlohmann::json to_json() const { return {{"median", median}, {"min", min}, {"max", max}}; }
+    [[nodiscard]] nlohmann::json to_json() const {
+        return {{"median", median}, {"min", min}, {"p10", p10},
+                {"p90", p90},       {"max", max}, {"samples", samples}};
+    }
 };
 
 [[nodiscard]] Summary summarize(std::vector<double> samples);

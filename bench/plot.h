@@ -1,5 +1,4 @@
-// --plot: a self-contained SVG chart of a report: Qwen3 orchestration ns per kernel launch against SPMD
-// tier (one line per scheme) beside the model's predicted makespan per tier. Readable in any browser.
+// --plot: the report's charts (charts.h) stacked in one self-contained SVG, readable in any browser.
 #pragma once
 
 #include <ostream>
@@ -8,6 +7,9 @@
 
 namespace pto::bench {
 
+/// write_plot: every chart of report_charts() that has data, one under the other, then a caption naming
+/// the machine and the charts left out and why. Throws pto::Error{InvalidArgument} (writing nothing) when
+/// no chart has data.
 void write_plot(std::ostream& out, const nlohmann::json& report);
 
 }  // namespace pto::bench

@@ -12,6 +12,7 @@
 
 #include "measure.h"
 #include "peers/peer.h"
+#include "profile.h"
 #include "pto/runtime/detail/throw.h"
 #include "pto/runtime/export.h"
 #include "pto/runtime/simulate.h"
@@ -79,7 +80,12 @@ struct PeerSamples {
     std::uint64_t body_calls = 0;
 };
 
-void write_file(const std::string& path, const auto& write) {
+void write_file(const BenchOptions& o, const std::string& path, const std::string& what,
+                const std::function<void(std::ostream&)>& write) {
+    if (o.write_output) {
+        o.write_output(path, what, write);
+        return;
+    }
     std::ofstream out(path);
     write(out);
     if (!out) detail::throw_error(ErrorCode::InvalidArgument, "cannot write " + path);
@@ -197,8 +203,12 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
         workload->register_kernels(rt);
         workload->prepare_run();
         pto::run(rt, body);
-        write_file(file_for(o.trace_path, scenario, o.several_scenarios),
-                   [&](std::ostream& out) { write_perfetto_trace(out, rt.graph(), rt.subtasks(), traced); });
+        const TraceExtras lanes = run_trace_extras(rt.graph(), rt.aicpu_records(), traced);
+        write_file(
+            o, file_for(o.trace_path, scenario, o.several_scenarios), "trace of " + scenario.id,
+            [&](std::ostream& out) { write_perfetto_trace(out, rt.graph(), rt.subtasks(), traced, lanes); });
+        if (o.executor == Executor::Instant)
+            std::cerr << "pto-bench: warning: " << scenario.id << ": " << instant_executor_warning() << '\n';
         if (o.kernel_stats) {
             std::cout << "\n"
                       << scenario.id << ": recorded per-kernel timing of the traced run (us, "
@@ -207,9 +217,26 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
             write_timing_table(std::cout, timing_by_core_type(rt.subtasks()));
         }
     }
-    if (!o.dot_path.empty())
-        write_file(file_for(o.dot_path, scenario, o.several_scenarios),
-                   [&](std::ostream& out) { write_graph_dot(out, p.graph); });
+    if (!o.dot_path.empty()) {
+        const std::string path = file_for(o.dot_path, scenario, o.several_scenarios);
+        write_file(o, path, "task graph of " + scenario.id, [&](std::ostream& out) {
+            if (p.graph.tasks.size() > kMaxDotTasks)
+                detail::throw_error(ErrorCode::InvalidArgument,
+                                    scenario.id + " has " + std::to_string(p.graph.tasks.size()) +
+                                        " tasks, more than --dot draws (" + std::to_string(kMaxDotTasks) +
+                                        "); use --dot-summary for the kernel-level graph");
+            write_graph_dot(out, p.graph);
+        });
+    }
+    if (!o.dot_summary_path.empty())
+        write_file(o, file_for(o.dot_summary_path, scenario, o.several_scenarios),
+                   "kernel-level graph of " + scenario.id,
+                   [&](std::ostream& out) { write_graph_dot_summary(out, p.graph); });
+
+    nlohmann::json profile;
+    if (o.profile)
+        profile =
+            profile_runs(*workload, body, serial_config(p), concurrent, std::min<std::uint32_t>(o.reps, 50));
 
     const Summary orch = summarize(orchestration);
     const Summary e2e = summarize(end_to_end);
@@ -242,6 +269,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
         result["jitter"] = o.jitter;
     }
     if (o.executor == Executor::Compute) result["golden"] = golden.empty() ? "match" : golden;
+    if (!profile.is_null()) result["profile"] = std::move(profile);
 
     if (o.simulate) {
         SimConfig sim = sim_config_for(o.sim, p.graph, p.stats, orch.median);
@@ -250,10 +278,16 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
         result["sim"] = sim_json(report, sim.cost);
         result["sim"].update(sim_settings_json(o.sim, sim));
         result["sim"].update(sim_extra_json(report, device_orchestration_cost(p.graph, sim, report)));
-        if (!o.sim_trace_path.empty())
-            write_file(file_for(o.sim_trace_path, scenario, o.several_scenarios), [&](std::ostream& out) {
-                write_perfetto_trace(out, p.graph, report.timeline, sim.machine, report.trace);
-            });
+        if (!o.sim_trace_path.empty()) {
+            TraceExtras extras = report.trace;
+            extras.dependency_arrows = true;
+            extras.kernel_counters = true;
+            extras.notes.emplace_back("source", "virtual-time model");
+            write_file(o, file_for(o.sim_trace_path, scenario, o.several_scenarios),
+                       "simulated trace of " + scenario.id, [&](std::ostream& out) {
+                           write_perfetto_trace(out, p.graph, report.timeline, sim.machine, extras);
+                       });
+        }
         if (o.kernel_stats) {
             std::cout << "\n" << scenario.id << ": simulated per-kernel timing (us)\n";
             write_timing_table(std::cout, timing_by_kernel(p.graph, report.timeline));

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -33,7 +34,21 @@ struct BenchOptions {
     std::string dot_path;            ///< the recorded graph as DOT; empty: none
     bool kernel_stats = false;       ///< print per-kernel timing statistics of the simulated timeline
     bool several_scenarios = false;  ///< trace/dot file names then carry the scenario id
+    std::string dot_summary_path;    ///< the kernel-level graph as DOT; empty: none
+    /// Extra runs with RuntimeConfig::profile_orchestrator: per-phase orchestrator ns per launch and the
+    /// scheduler threads' loop statistics, as the result's "profile" object (not part of the timed runs).
+    bool profile = false;
+    /// write_output: writes one file (`what` says what it is, e.g. "trace of qwen3/manual/non-spmd"). The
+    /// default writes in place and throws pto::Error when it cannot; pto-bench passes one that writes
+    /// atomically, announces the file and keeps going when a file fails, so the run is never lost.
+    std::function<void(const std::string& path, const std::string& what,
+                       const std::function<void(std::ostream&)>& write)>
+        write_output;
 };
+
+/// kMaxDotTasks: the largest graph --dot draws task by task; graphviz takes minutes beyond it and the
+/// drawing is unreadable anyway, so larger graphs are refused with a pointer to --dot-summary.
+inline constexpr std::size_t kMaxDotTasks = 2000;
 
 /// file_for: `path` as given for a single scenario, else with ".<scenario id>" before its extension.
 [[nodiscard]] std::string file_for(const std::string& path, const Scenario& scenario, bool several);

@@ -34,6 +34,7 @@ struct Options {
     double timed_scale = 1.0;
     std::uint64_t seed = 1;
     std::uint32_t reps = 1;
+    std::uint32_t warmup = 1;
     std::string mismatch_dir{pa::kMismatchDir};
 };
 
@@ -109,7 +110,7 @@ void print_shape(const pa::Shape& s, const pto::RuntimeConfig& cfg) {
         "max_model_len %u, n_unroll %u, %s\n",
         s.batch, s.num_heads, s.kv_head_num, s.head_dim, s.block_size, shortest, s.max_context_len(),
         s.max_model_len, s.n_unroll, s.dtype == pto::DataType::F32 ? "f32" : "bf16");
-    std::printf("q_tile %u, %llu scopes, %llu groups; executor %s, %s orchestration\n\n", s.q_tile(),
+    std::printf("q_tile %u, %llu scopes, %llu groups; executor %s, %s orchestration\n", s.q_tile(),
                 static_cast<unsigned long long>(s.scope_count()),
                 static_cast<unsigned long long>(s.group_count()), pto::to_string(cfg.executor).data(),
                 cfg.orchestration == pto::OrchestrationMode::Serial ? "serial" : "concurrent");
@@ -141,6 +142,8 @@ int run(const Options& o, const std::vector<Scheme>& schemes, pto::Executor exec
     // One Orchestrator for every run: its tensormap is built once, not per run.
     pto::Orchestrator orchestrator(rt);
     print_shape(shape, cfg);
+    std::printf("times: median of %u run(s) after %u warm-up run(s)%s\n\n", o.reps, o.warmup,
+                o.warmup == 0 ? " -- a cold run: it includes first-touch and allocation costs" : "");
 
     std::printf("%-6s %-16s %12s %15s %9s %12s %15s %9s %9s %8s  %s\n", "scheme", "mode", "kernel_tasks",
                 "framework_tasks", "subtasks", "kernel_edges", "framework_edges", "orch_ms", "e2e_ms",
@@ -150,9 +153,10 @@ int run(const Options& o, const std::vector<Scheme>& schemes, pto::Executor exec
         // Repetitions: the reported times are the medians; counts and golden come from the last run.
         std::vector<std::int64_t> orch_ns, e2e_ns;
         pto::RunReport report;
-        for (std::uint32_t rep = 0; rep < o.reps; ++rep) {
+        for (std::uint32_t rep = 0; rep < o.warmup + o.reps; ++rep) {
             problem.poison_out();
             report = orchestrator.run([&] { pa::build(problem, scheme); });
+            if (rep < o.warmup) continue;
             orch_ns.push_back(report.orchestration_ns);
             e2e_ns.push_back(report.end_to_end_ns);
         }
@@ -229,6 +233,8 @@ int main(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
     app.add_option("--reps", o.reps, "runs per scheme on one Orchestrator; times are medians")
         ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--warmup", o.warmup, "unmeasured runs before them (0: time a cold first run)")
         ->capture_default_str();
     app.add_option("--seed", o.seed, "data and jitter seed")->capture_default_str();
     app.add_option("--mismatch-dir", o.mismatch_dir, "where golden mismatches are written")

@@ -29,6 +29,7 @@ struct Options {
     double jitter = 0.0;
     std::uint64_t seed = 1;
     std::uint32_t reps = 1;
+    std::uint32_t warmup = 1;
 };
 
 int usage_error(const CLI::App& app, const std::string& message) {
@@ -80,6 +81,9 @@ int main(int argc, char** argv) {
     app.add_option("--seed", opt.seed, "input data and jitter seed");
     app.add_option("--reps", opt.reps, "runs per tier and scheme; times are the median (default 1)")
         ->check(CLI::Range(1u, 100000u));
+    app.add_option("--warmup", opt.warmup,
+                   "unmeasured runs before them (default 1; 0 times a cold first run, several times slower)")
+        ->check(CLI::Range(0u, 100000u));
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -123,9 +127,11 @@ int main(int argc, char** argv) {
         // One orchestrator for every run: it owns the tensormap, so runs after the first allocate nothing.
         pto::Orchestrator orchestrator(rt);
 
-        std::printf("Qwen3-14B decode layer: %s\nexecutor %s, %s orchestration\n\n",
+        std::printf("Qwen3-14B decode layer: %s\nexecutor %s, %s orchestration\n",
                     shapes_line(problem.shapes(), compute).c_str(), opt.executor.c_str(),
                     opt.concurrent ? "concurrent" : "serial");
+        std::printf("times: median of %u run(s) after %u warm-up run(s)%s\n\n", opt.reps, opt.warmup,
+                    opt.warmup == 0 ? " -- a cold run: it includes first-touch and allocation costs" : "");
         std::printf("%-9s %-6s %-24s %9s %8s %12s %15s %8s %9s %8s%s\n", "tier", "scheme",
                     "launches (S1/S2/S3)", "framework", "subtasks", "kernel-edges", "framework-edges",
                     "orch-ms", "e2e-ms", "ns/task", compute ? "  golden" : "");
@@ -138,9 +144,10 @@ int main(int argc, char** argv) {
             for (Scheme scheme : schemes) {
                 // Each repetition is a whole run; the last one's graph and outputs are checked.
                 std::vector<std::int64_t> orch_ns, e2e_ns;
-                for (std::uint32_t r = 0; r < opt.reps; ++r) {
+                for (std::uint32_t r = 0; r < opt.warmup + opt.reps; ++r) {
                     problem.reset();
                     const pto::RunReport report = orchestrator.run([&] { graph.submit(scheme); });
+                    if (r < opt.warmup) continue;
                     orch_ns.push_back(report.orchestration_ns);
                     e2e_ns.push_back(report.end_to_end_ns);
                 }

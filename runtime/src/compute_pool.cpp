@@ -32,6 +32,8 @@ void run_job(const ComputeJob& job) {
         while (steady_ns() < until)
             std::this_thread::yield();
     }
+    // After the jitter delay: the trace's start is when the body runs, not when the job was handed over.
+    if (job.stamp_start) core.body_start_ns = steady_ns();
     if (kernel == nullptr || kernel->fn == nullptr) {
         status = -1;
         error = "no compute function registered for " + engine.kernel_name(task.funcs[job.lane]);
@@ -60,7 +62,7 @@ void run_job(const ComputeJob& job) {
     core.result = status;
     core.error = std::move(error);
     core.end_ns = steady_ns();
-    // Release: publishes result, error and end_ns to the scheduler's acquire load of `done`.
+    // Release: publishes result, error, body_start_ns and end_ns to the scheduler's acquire load of `done`.
     core.done.store(true, std::memory_order_release);
     engine.wake_scheduler(job.scheduler);
 }

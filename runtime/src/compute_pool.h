@@ -19,6 +19,7 @@ struct ComputeJob {
     std::uint32_t lane;
     std::uint32_t scheduler;
     std::int64_t delay_ns;  // jitter: busy time before the kernel starts (RuntimeConfig::timed_jitter)
+    bool stamp_start;       // recording: stamp CoreState::body_start_ns when the kernel body begins
 };
 
 class ComputePool {

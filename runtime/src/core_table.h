@@ -25,14 +25,15 @@ struct SubtaskRef {
     [[nodiscard]] bool is_empty() const { return slot == kNoSlot; }
 };
 
-/// CoreState: one simulated core. Owned by its scheduler thread, except `done`, `result` and `error`,
-/// which a compute worker writes before setting `done` (release; the scheduler reads with acquire).
+/// CoreState: one simulated core. Owned by its scheduler thread, except `done`, `result`, `error` and
+/// `body_start_ns`, which a compute worker writes before setting `done` (release; the scheduler reads with acquire).
 struct CoreState {
     SubtaskRef running;
     SubtaskRef pending;
     std::uint32_t global_index = 0;  // AIC cores 0..C-1, then AIV cores C.. (for traces)
     std::int64_t start_ns = 0;       // when `running` started
     std::int64_t end_ns = 0;         // timed executor: when `running` ends
+    std::int64_t body_start_ns = 0;  // compute executor, when recording: when the kernel body began
     std::atomic<bool> done{false};   // compute executor: the kernel returned
     /// compute executor: jobs handed to the pool. The scheduler bumps it (release) before enqueueing and
     /// the worker reads it (acquire) first, so the hand-over is ordered by our own atomics rather than by

@@ -4,8 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <map>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "kernel_names.h"
@@ -18,6 +21,7 @@ constexpr int kPidAic = 1;
 constexpr int kPidAiv = 2;
 constexpr int kPidAicpu = 3;
 constexpr int kPidOverhead = 4;
+constexpr int kPidKernels = 5;
 
 std::string quoted(const std::string& s) {
     return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -101,6 +105,8 @@ void write_subtasks(EventStream& events, const GraphRecord& graph, std::span<con
           << ",\"lane\":" << static_cast<unsigned>(r.lane)
           << ",\"scheduler\":" << static_cast<unsigned>(r.scheduler) << ",\"dispatch_us\":";
         write_us(o, r.dispatch_ns);
+        o << ",\"handoff_us\":";
+        write_us(o, r.handoff_ns);
         o << ",\"finish_us\":";
         write_us(o, r.finish_ns);
         o << "}}";
@@ -142,6 +148,89 @@ void write_extras(EventStream& events, const TraceExtras& extras) {
     }
 }
 
+/// SliceAt: where a subtask's slice sits in the trace (process, thread, start).
+struct SliceAt {
+    int pid = 0;
+    std::uint32_t tid = 0;
+    std::int64_t ts = 0;
+};
+
+SliceAt slice_of(const SubtaskRecord& r, std::uint32_t aic) {
+    const bool on_aic = r.core < aic;
+    return SliceAt{on_aic ? kPidAic : kPidAiv, on_aic ? r.core : r.core - aic, r.start_ns};
+}
+
+void flow_event(EventStream& events, char phase, std::size_t id, const SliceAt& at) {
+    std::ostream& o = events.next();
+    o << R"({"name":"dependency","cat":"dependency","ph":")" << phase << R"(","id":)" << id;
+    if (phase == 'f') o << R"(,"bp":"e")";
+    o << ",\"ts\":";
+    write_us(o, at.ts);
+    o << ",\"pid\":" << at.pid << ",\"tid\":" << at.tid << "}";
+}
+
+/// write_arrows: one flow per edge between recorded tasks, from the producer's last-ending subtask to the
+/// consumer's first-starting one. Returns the number of drawable edges (drawn only up to the limit).
+std::size_t write_arrows(EventStream& events, const GraphRecord& graph,
+                         std::span<const SubtaskRecord> records, const RuntimeConfig& m) {
+    struct Ends {
+        const SubtaskRecord* first_start = nullptr;
+        const SubtaskRecord* last_end = nullptr;
+    };
+    std::unordered_map<std::uint64_t, Ends> by_task;
+    for (const SubtaskRecord& r : records) {
+        Ends& e = by_task[r.task.value];
+        if (e.first_start == nullptr || r.start_ns < e.first_start->start_ns) e.first_start = &r;
+        if (e.last_end == nullptr || r.end_ns > e.last_end->end_ns) e.last_end = &r;
+    }
+    std::vector<std::pair<const SubtaskRecord*, const SubtaskRecord*>> edges;
+    for (const RecordedTask& t : graph.tasks) {
+        const auto consumer = by_task.find(t.id.value);
+        if (consumer == by_task.end()) continue;
+        for (TaskId p : graph.producers_of(t)) {
+            const auto producer = by_task.find(p.value);
+            if (producer != by_task.end())
+                edges.emplace_back(producer->second.last_end, consumer->second.first_start);
+        }
+    }
+    if (edges.size() > kMaxTraceArrows) return edges.size();
+    const std::uint32_t aic = m.aic_count();
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+        flow_event(events, 's', i + 1, slice_of(*edges[i].first, aic));
+        flow_event(events, 'f', i + 1, slice_of(*edges[i].second, aic));
+    }
+    return edges.size();
+}
+
+/// write_kernel_counters: per kernel, the number of its subtasks running, as a step function.
+void write_kernel_counters(EventStream& events, const GraphRecord& graph,
+                           std::span<const SubtaskRecord> records) {
+    const detail::KernelNames name_of(graph);
+    std::map<std::uint16_t, std::vector<std::pair<std::int64_t, int>>> steps;
+    for (const SubtaskRecord& r : records) {
+        auto& s = steps[r.func.value];
+        s.emplace_back(r.start_ns, +1);
+        s.emplace_back(r.end_ns, -1);
+    }
+    if (steps.empty()) return;
+    metadata(events, "process_name", kPidKernels, -1, "Kernels");
+    sort_index(events, "process_sort_index", kPidKernels, -1, 4);
+    for (auto& [func, s] : steps) {
+        // Ends before starts at equal times: back-to-back instances do not count as overlapping.
+        std::sort(s.begin(), s.end());
+        const std::string name = quoted("running " + name_of(FuncId{func}));
+        int running = 0;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            running += s[i].second;
+            if (i + 1 < s.size() && s[i + 1].first == s[i].first) continue;  // one sample per instant
+            std::ostream& o = events.next();
+            o << "{\"name\":" << name << R"(,"ph":"C","ts":)";
+            write_us(o, s[i].first);
+            o << ",\"pid\":" << kPidKernels << ",\"args\":{\"value\":" << running << "}}";
+        }
+    }
+}
+
 /// check_inputs: rejects records and slices the trace cannot place, before anything is written.
 void check_inputs(std::span<const SubtaskRecord> records, const RuntimeConfig& m, const TraceExtras& extras) {
     const std::uint32_t total = m.aic_count() + m.aiv_count();
@@ -175,7 +264,24 @@ void write_perfetto_trace(std::ostream& out, const GraphRecord& graph, std::span
     write_core_tracks(events, machine);
     write_subtasks(events, graph, records, machine);
     write_extras(events, extras);
-    out << "\n],\"displayTimeUnit\":\"ns\"}\n";
+    if (extras.kernel_counters) write_kernel_counters(events, graph, records);
+    std::vector<std::pair<std::string, std::string>> notes = extras.notes;
+    if (extras.dependency_arrows) {
+        const std::size_t edges = write_arrows(events, graph, records, machine);
+        notes.emplace_back("dependency_arrows", edges <= kMaxTraceArrows
+                                                    ? std::to_string(edges) + " drawn"
+                                                    : "none drawn: " + std::to_string(edges) +
+                                                          " edges, more than the limit of " +
+                                                          std::to_string(kMaxTraceArrows));
+    }
+    out << "\n],\"displayTimeUnit\":\"ns\"";
+    if (!notes.empty()) {
+        out << ",\"otherData\":{";
+        for (std::size_t i = 0; i < notes.size(); ++i)
+            out << (i == 0 ? "" : ",") << quoted(notes[i].first) << ':' << quoted(notes[i].second);
+        out << '}';
+    }
+    out << "}\n";
 }
 
 }  // namespace pto

@@ -18,6 +18,8 @@ std::int64_t GraphRecord::index_of(TaskId id) const {
 void GraphRecord::clear() {
     tasks.clear();
     producers.clear();
+    scopes.clear();
+    instances.clear();
     kernels.clear();
 }
 
@@ -39,6 +41,32 @@ GraphCounts count_graph(const GraphRecord& graph) {
         }
     }
     return c;
+}
+
+}  // namespace pto
+
+namespace pto {
+
+const char* to_string(AicpuActivity a) {
+    switch (a) {
+        case AicpuActivity::Submit:
+            return "submit";
+        case AicpuActivity::SubmitInstance:
+            return "instance";
+        case AicpuActivity::WindowWait:
+            return "window wait";
+        case AicpuActivity::EdgeWait:
+            return "edge wait";
+        case AicpuActivity::ArgumentWait:
+            return "argument wait";
+        case AicpuActivity::HeapWait:
+            return "heap wait";
+        case AicpuActivity::Complete:
+            return "complete";
+        case AicpuActivity::Dispatch:
+            return "dispatch";
+    }
+    return "?";
 }
 
 }  // namespace pto

@@ -2,6 +2,7 @@
 // retirement while waiting can help, and a CapacityDeadlock naming the knob when it provably cannot.
 #include <string>
 
+#include "aicpu_slice.h"
 #include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
 
@@ -86,21 +87,25 @@ void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::
     // Only this thread consumes these pools, so once each is satisfied it stays satisfied.
     if (next_id + slots - retired_before > config.window_tasks) [[unlikely]] {
         ++stats.window_waits;
+        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::WindowWait, run_start_ns, TaskId{next_id});
         while (next_id + slots - retired_before > config.window_tasks)
             wait_for_retirement("window_tasks");
     }
     if (engine.edges.free_nodes() < edge_nodes) [[unlikely]] {
         ++stats.edge_waits;
+        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::EdgeWait, run_start_ns, TaskId{next_id});
         while (engine.edges.free_nodes() < edge_nodes)
             wait_for_retirement("edge_capacity");
     }
     if (engine.args.free_bytes() < arg_bytes) [[unlikely]] {
         ++stats.argument_waits;
+        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::ArgumentWait, run_start_ns, TaskId{next_id});
         while (engine.args.free_bytes() < arg_bytes)
             wait_for_retirement("argument_bytes");
     }
     if (heap.capacity() - heap.used_bytes() < heap_bytes) [[unlikely]] {
         ++stats.heap_waits;
+        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::HeapWait, run_start_ns, TaskId{next_id});
         while (heap.capacity() - heap.used_bytes() < heap_bytes)
             wait_for_retirement("heap_bytes");
     }

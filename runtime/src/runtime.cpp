@@ -88,6 +88,7 @@ void Runtime::Impl::begin_run() {
     orchestrator_ctx.pushed_ready = false;
     graph.clear();
     subtask_records.clear();
+    aicpu_records.clear();
     {
         std::lock_guard lock(engine.failures_mutex);
         engine.failures.clear();
@@ -322,8 +323,10 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted) {
         total.failed += s->counters().failed;
         total.cancelled += s->counters().cancelled;
         report.schedulers.push_back(s->stats());
-        if (config.record_subtasks)
+        if (config.record_subtasks) {
             subtask_records.insert(subtask_records.end(), s->records().begin(), s->records().end());
+            aicpu_records.insert(aicpu_records.end(), s->aicpu_records().begin(), s->aicpu_records().end());
+        }
     }
     PTO_ASSERT(total.total() == report.submitted, "completed + failed + cancelled == submitted");
     report.completed = total.completed;
@@ -331,6 +334,7 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted) {
     report.cancelled = total.cancelled;
     report.orchestration_ns = orchestration_ns;
     report.end_to_end_ns = end_to_end_ns;
+    report.start_steady_ns = run_start_ns;
     report.orchestrator = stats;
     {
         std::lock_guard lock(engine.failures_mutex);
@@ -456,6 +460,10 @@ const GraphRecord& Runtime::graph() const {
 }
 std::span<const SubtaskRecord> Runtime::subtasks() const {
     return impl_->subtask_records;
+}
+
+std::span<const AicpuRecord> Runtime::aicpu_records() const {
+    return impl_->aicpu_records;
 }
 
 }  // namespace pto

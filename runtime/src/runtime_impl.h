@@ -123,6 +123,9 @@ struct Runtime::Impl {
     /// consumers and how much the flush touches at once.
     static constexpr std::uint64_t kMaxStagedEdges = 4096;
     std::vector<SubtaskRecord> subtask_records;
+    std::vector<AicpuRecord> aicpu_records;  // orchestrator's while running, then the schedulers' appended
+    /// aicpu_sink: where orchestrator intervals go, or null when not recording.
+    std::vector<AicpuRecord>* aicpu_sink() { return config.record_subtasks ? &aicpu_records : nullptr; }
     RunReport last_report;
 
     // Shared with the watchdog.

@@ -115,7 +115,11 @@ void Scheduler::reset_for_run() {
     stats_.thread = index_;
     ctx_.counters = CompletionCounters{};
     records_.clear();
-    if (settings_.record_subtasks) records_.reserve(engine_.config.window_tasks);
+    aicpu_records_.clear();
+    if (settings_.record_subtasks) {
+        records_.reserve(engine_.config.window_tasks);
+        aicpu_records_.reserve(engine_.config.window_tasks);
+    }
 }
 
 std::int64_t Scheduler::now_ns() const {
@@ -186,9 +190,12 @@ void Scheduler::loop() {
 template <Executor E>
 bool Scheduler::pass() {
     const bool profile = settings_.profile;
-    const std::int64_t t0 = profile ? now_ns() : 0;
+    const bool record = settings_.record_subtasks;
+    const std::int64_t t0 = profile || record ? now_ns() : 0;
     const std::uint64_t finished_before = ctx_.counters.total();
+    const std::uint64_t subtasks_before = stats_.subtasks_completed;
     bool progressed = false;
+    std::uint32_t placed_in_pass = 0;
     ctx_.pushed_ready = false;
     std::int64_t now = (E != Executor::Instant || settings_.record_subtasks) ? now_ns() : 0;
 
@@ -243,12 +250,14 @@ bool Scheduler::pass() {
         oldest_start_ns_.store(oldest_start, std::memory_order_relaxed);
     }
     flush_finished_blocks();
-    const std::int64_t t1 = profile ? now_ns() : 0;
+    const std::int64_t t1 = profile || record ? now_ns() : 0;
 
     std::uint32_t slot = 0;
+    std::uint32_t framework_completed = 0;
     while (engine_.ready.try_pop(Shape::DependencyOnly, slot)) {
         engine_.complete_task(slot, Outcome::Ok, ctx_);
         ++stats_.tasks_completed;
+        ++framework_completed;
         progressed = true;
     }
 
@@ -302,6 +311,7 @@ bool Scheduler::pass() {
         }
         flush_finished_blocks();
         progressed |= placed != 0;
+        placed_in_pass = placed;
         if constexpr (E != Executor::Instant) publish_idle_cores();
     }
 
@@ -311,10 +321,15 @@ bool Scheduler::pass() {
     else if (progressed)
         engine_.note_progress();  // blocks moved: a long SPMD task is not a stall
     if (ctx_.pushed_ready) engine_.wake_schedulers();
-    if (profile) {
+    if (profile || record) {
         const std::int64_t t2 = now_ns();
-        stats_.complete_ns += t1 - t0;
-        stats_.dispatch_ns += t2 - t1;
+        if (profile) {
+            stats_.complete_ns += t1 - t0;
+            stats_.dispatch_ns += t2 - t1;
+        }
+        if (record)
+            record_pass(t0, t1, t2, stats_.subtasks_completed - subtasks_before, placed_in_pass,
+                        framework_completed);
     }
     return progressed;
 }
@@ -349,8 +364,23 @@ void Scheduler::start_running(ClusterState& cluster, CoreState& core, std::int64
         }
         if (config.compute_start_jitter_us > 0.0) unit_absolute = draw();
         const std::int64_t delay = compute_start_delay_ns(config, duration, unit_relative, unit_absolute);
-        compute_->submit(ComputeJob{&engine_, &core, ref.slot, ref.block, ref.lane, index_, delay});
+        compute_->submit(ComputeJob{&engine_, &core, ref.slot, ref.block, ref.lane, index_, delay,
+                                    settings_.record_subtasks});
     }
+}
+
+void Scheduler::record_pass(std::int64_t t0, std::int64_t t1, std::int64_t t2, std::uint64_t finished,
+                            std::uint32_t placed, std::uint64_t framework_completed) {
+    // Only passes that did something: idle polling would swamp the trace and the memory.
+    const std::int64_t base = settings_.start_ns;
+    const std::uint32_t thread = 1 + index_;
+    if (finished != 0)
+        aicpu_records_.push_back(AicpuRecord{thread, AicpuActivity::Complete,
+                                             static_cast<std::uint32_t>(finished), TaskId{}, t0 - base,
+                                             t1 - base});
+    if (placed != 0 || framework_completed != 0)
+        aicpu_records_.push_back(
+            AicpuRecord{thread, AicpuActivity::Dispatch, placed, TaskId{}, t1 - base, t2 - base});
 }
 
 void Scheduler::finish_running(ClusterState& cluster, CoreState& core, int status, std::string* error,
@@ -373,7 +403,10 @@ void Scheduler::finish_running(ClusterState& cluster, CoreState& core, int statu
         r.core_type = task.shape == Shape::MIX ? CoreType::MIX
                                                : (task.shape == Shape::AIC ? CoreType::AIC : CoreType::AIV);
         r.dispatch_ns = ref.dispatch_ns - base;
-        r.start_ns = core.start_ns - base;
+        r.handoff_ns = core.start_ns - base;
+        // Only the compute executor runs the body later than the handoff (on a pool worker).
+        r.start_ns =
+            (engine_.config.executor == Executor::Compute ? core.body_start_ns : core.start_ns) - base;
         r.end_ns = end_ns - base;
         r.finish_ns = now - base;
         r.dispatch_seq = ref.dispatch_seq;

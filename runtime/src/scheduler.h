@@ -39,6 +39,7 @@ class Scheduler {
     [[nodiscard]] const SchedulerStats& stats() const { return stats_; }
     [[nodiscard]] const CompletionCounters& counters() const { return ctx_.counters; }
     [[nodiscard]] const std::vector<SubtaskRecord>& records() const { return records_; }
+    [[nodiscard]] const std::vector<AicpuRecord>& aicpu_records() const { return aicpu_records_; }
 
     /// busy_cores: cores with a running subtask, published each pass (relaxed) for the watchdog.
     [[nodiscard]] std::uint32_t busy_cores() const { return busy_cores_.load(std::memory_order_relaxed); }
@@ -73,6 +74,9 @@ class Scheduler {
     void finish_running(ClusterState& cluster, CoreState& core, int status, std::string* error,
                         std::int64_t end_ns, std::int64_t now);
     void flush_finished_blocks();
+    /// record_pass: the pass's completion [t0, t1) and dispatch [t1, t2) phases as AicpuRecords (recording).
+    void record_pass(std::int64_t t0, std::int64_t t1, std::int64_t t2, std::uint64_t finished,
+                     std::uint32_t placed, std::uint64_t framework_completed);
     void drop_unstarted(CoreState& core);
     void publish_idle_cores();
     std::int64_t earliest_end_ns() const;
@@ -101,6 +105,7 @@ class Scheduler {
     CompletionContext ctx_;
     SchedulerStats stats_;
     std::vector<SubtaskRecord> records_;
+    std::vector<AicpuRecord> aicpu_records_;
     std::uint64_t rng_state_;
 
     std::atomic<std::uint32_t> busy_cores_{0};

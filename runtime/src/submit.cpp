@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "aicpu_slice.h"
 #include "phase_timer.h"
 #include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
@@ -127,6 +128,7 @@ void Runtime::Impl::count_submit(const TaskSpec& spec) {
 TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped) {
     check_run_open("submit");
     const TaskId id{next_id};
+    const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::Submit, run_start_ns, id);
     validate_spec(spec, id);
     validate_producers(producers, id, spec);
     if (spec.kind == TaskKind::Alloc && !producers.empty()) [[unlikely]]
@@ -183,6 +185,8 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes,
     check_run_open("submit_instance");
     const TaskId first{next_id};
     if (nodes.empty()) return first;
+    const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::SubmitInstance, run_start_ns, first,
+                                    static_cast<std::uint32_t>(nodes.size()));
     if (nodes.size() > config.window_tasks) [[unlikely]]
         detail::throw_error(
             ErrorCode::CapacityExhausted,
@@ -267,6 +271,8 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes,
         }
     }
     next_id += nodes.size();
+    if (config.record_graph)
+        graph.instances.push_back(RecordedRange{first, static_cast<std::uint32_t>(nodes.size())});
 
     // Phase 2: boundary edges, then each node settles its fanin, in node order.
     {
@@ -296,6 +302,8 @@ void Runtime::Impl::release_scope(TaskId begin, TaskId end) {
     flush_links();
     PhaseTimer timer(config.profile_orchestrator, stats.scope_end_ns);
     ++stats.scopes_closed;
+    if (config.record_graph && end.value > begin.value)
+        graph.scopes.push_back(RecordedRange{begin, static_cast<std::uint32_t>(end.value - begin.value)});
     // The scope's hold is orchestrator-private (see "The link word"): releasing it is a plain store, and
     // try_retire retires what it unblocked the next time it runs.
     const std::uint64_t from = std::max(begin.value, retired_before);

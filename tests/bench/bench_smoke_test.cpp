@@ -114,3 +114,68 @@ TEST_CASE("bad options print the usage and exit with status 2", "[bench][smoke]"
         CHECK(pto::test::read_text(dir / "out.txt").find("Usage:") != std::string::npos);
     }
 }
+
+TEST_CASE("an output path that cannot be written stops the run before measuring, with status 2",
+          "[bench][smoke][outputs]") {
+    const fs::path dir = pto::test::scratch_dir("pto-bench-smoke-paths");
+    for (const char* option :
+         {"--json", "--trace", "--sim-trace", "--dot", "--dot-summary", "--plot", "--report"}) {
+        INFO(option);
+        const std::string bad = "/nonexistent-pto-bench-dir/out.file";
+        const std::string json =
+            option == std::string("--json") ? "" : " --json " + (dir / "r.json").string();
+        CHECK(run_bench("--case paged_attention --reps 1 --warmup 0" + json + " " + option + " " + bad,
+                        dir / "out.txt") == 2);
+        const std::string text = pto::test::read_text(dir / "out.txt");
+        CHECK(text.find(std::string("cannot write ") + option + " " + bad) != std::string::npos);
+        CHECK(text.find("does not exist") != std::string::npos);
+        CHECK(text.find("orch ns/task") == std::string::npos);  // nothing was measured
+        CHECK_FALSE(fs::exists(dir / "r.json"));
+    }
+}
+
+TEST_CASE("a refused export leaves the JSON written and announced, and exits with status 1",
+          "[bench][smoke][outputs]") {
+    const fs::path dir = pto::test::scratch_dir("pto-bench-smoke-keep");
+    const fs::path json = dir / "r.json";
+    // Qwen3 non-spmd has 3096 tasks, more than --dot draws.
+    CHECK(run_bench("--case qwen3 --non-spmd --mode manual --reps 1 --warmup 0 --no-sim --json " +
+                        json.string() + " --dot " + (dir / "g.dot").string() + " --dot-summary " +
+                        (dir / "k.dot").string(),
+                    dir / "out.txt") == 1);
+    const std::string text = pto::test::read_text(dir / "out.txt");
+    CHECK(text.find("--dot-summary for the kernel-level graph") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "g.dot"));
+    CHECK(text.find("wrote " + (dir / "k.dot").string()) != std::string::npos);
+    CHECK(text.find("wrote " + json.string() + " (report)") != std::string::npos);
+    CHECK(load(json).at("results").size() == 1);
+}
+
+TEST_CASE("pto-bench --profile, --report and --plot add the phase profile and announce every file",
+          "[bench][smoke]") {
+    const fs::path dir = pto::test::scratch_dir("pto-bench-smoke-profile");
+    const fs::path json = dir / "r.json";
+    REQUIRE(run_bench("--case paged_attention --mode manual --reps 3 --warmup 1 --profile --json " +
+                          json.string() + " --report " + (dir / "r.html").string() + " --plot " +
+                          (dir / "r.svg").string(),
+                      dir / "out.txt") == 0);
+    const nlohmann::json report = load(json);
+    CHECK(report.at("run").at("reps") == 3);
+    CHECK(report.at("run").at("warmup") == 1);
+    CHECK(report.at("run").at("command_line").at(1) == "--case");
+    const nlohmann::json& r = report.at("results").at(0);
+    for (const char* key : {"min", "p10", "median", "p90", "max"})
+        CHECK(r.at("orch_ns_per_task").contains(key));
+    const nlohmann::json& profile = r.at("profile");
+    for (const char* phase :
+         {"arg_copy", "ring_alloc", "dep_lookup", "insert", "fanin", "scope_end", "other"})
+        CHECK(profile.at("orchestrator_ns_per_task").at(phase).at("median").is_number());
+    CHECK(profile.at("orchestrator_ns_per_task").at("arg_copy").at("median").get<double>() > 0.0);
+    CHECK(profile.at("schedulers").at("loops_per_task").get<double>() > 0.0);
+    const std::string text = pto::test::read_text(dir / "out.txt");
+    CHECK(text.find("orchestrator phases") != std::string::npos);
+    CHECK(text.find("bound us") != std::string::npos);
+    for (const char* file : {"r.json", "r.html", "r.svg"})
+        CHECK(text.find("wrote " + (dir / file).string()) != std::string::npos);
+    CHECK(pto::test::read_text(dir / "r.html").find("data-chart='paged_attention'") != std::string::npos);
+}

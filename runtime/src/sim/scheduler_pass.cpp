@@ -218,6 +218,7 @@ void Simulator::record_subtask(const SchedState& s, const SimCore& core, const C
     r.scheduler = static_cast<std::uint8_t>(s.index);
     r.core_type = t.core;
     r.dispatch_ns = slot.dispatch_ns;
+    r.handoff_ns = slot.start_ns;
     r.start_ns = slot.start_ns;
     r.end_ns = slot.end_ns;
     r.finish_ns = finish_ns;

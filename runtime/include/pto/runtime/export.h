@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <iosfwd>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pto/runtime/config.h"
@@ -42,7 +44,30 @@ struct TraceExtras {
     std::vector<std::string> tracks;  ///< track names, e.g. "orchestrator", "scheduler 0"
     std::vector<TraceSlice> slices;
     std::vector<CounterSeries> counters;
+    /// One flow arrow per graph edge between two tasks that have subtask records (kernel launches), from
+    /// the producer's last-ending subtask to the consumer's first-starting one, when the graph has at most
+    /// kMaxTraceArrows such edges (a note says so when there are more). Edges to or from alloc and
+    /// dependency-only tasks have no slice to attach to and are not drawn.
+    bool dependency_arrows = false;
+    /// Per kernel, a counter "running <kernel>": its subtasks running at each moment.
+    bool kernel_counters = false;
+    /// Key / value pairs written as the trace's "otherData" object (shown by Perfetto's trace info).
+    std::vector<std::pair<std::string, std::string>> notes;
 };
+
+/// kMaxTraceArrows: the largest edge count drawn as flow arrows (each costs two events; beyond this the
+/// viewers slow to a crawl and arrows are no longer legible).
+inline constexpr std::size_t kMaxTraceArrows = 50000;
+
+/// run_trace_extras: the AICPU lanes of a real run in the model's layout (track 0 "orchestrator" with
+/// one slice per submit named after its kernel, and "window wait" / "edge wait" / ... slices; track 1 + k
+/// "scheduler k" with "complete" and "dispatch" slices), dependency arrows and kernel counters on, and
+/// notes naming the executor. With the instant executor the notes say that kernel slices last 0 us and
+/// suggest the timed or compute executor (instant_executor_warning()).
+[[nodiscard]] TraceExtras run_trace_extras(const GraphRecord& graph, std::span<const AicpuRecord> aicpu,
+                                           const RuntimeConfig& config);
+/// instant_executor_warning: the sentence a trace of the instant executor carries.
+[[nodiscard]] const char* instant_executor_warning();
 
 /// write_perfetto_trace: writes `records` as a Chrome Trace Event Format JSON object that ui.perfetto.dev
 /// and chrome://tracing open as-is: {"traceEvents": [...], "displayTimeUnit": "ns"}.
@@ -52,6 +77,9 @@ struct TraceExtras {
 ///     dispatch_us and finish_us;
 ///   - process 3 "AICPU": one track per extras.tracks entry, one "X" event per slice;
 ///   - process 4 "Overhead": one counter ("ph":"C") per extras.counters series, one event per sample.
+///   - process 5 "Kernels": with extras.kernel_counters, one counter "running <kernel>" per kernel;
+///   - flow events ("ph":"s" / "f", category "dependency", one id per edge) with extras.dependency_arrows;
+///   - "otherData": extras.notes.
 /// Timestamps ("ts", "dur") are microseconds with nanosecond precision (three decimals), relative to the
 /// run start. Records whose core index is outside `machine` throw Error{InvalidArgument}.
 void write_perfetto_trace(std::ostream& out, const GraphRecord& graph, std::span<const SubtaskRecord> records,
@@ -69,8 +97,16 @@ void write_graph_json(std::ostream& out, const GraphRecord& graph);
 /// write_graph_dot: a graphviz digraph (`dot -Tsvg`): one node per task, "t<id>", labelled
 /// "<kernel>\n#<id> x<block_num>", filled by core type (AIC light blue, AIV light green, MIX orange);
 /// framework tasks are grey dashed ellipses labelled "alloc" / "dep-only". One edge "t<p> -> t<c>" per
-/// recorded producer.
+/// recorded producer. Tasks sit in nested clusters ("subgraph cluster_<n>"): one per scope that ended
+/// (dashed, labelled "scope #first-#last") and one per static-template instance (filled, "template
+/// instance #first-#last"), from GraphRecord::scopes and ::instances.
 void write_graph_dot(std::ostream& out, const GraphRecord& graph);
+
+/// write_graph_dot_summary: the kernel-level graph: one node "k<n>" per kernel and core type (MIX: its
+/// three lane kernels), labelled with its task and block counts, plus one per framework kind ("alloc",
+/// "dep-only"); one edge per pair of nodes that has task edges, labelled and weighted by their count, pen
+/// width growing with it. Edges to tasks outside the record are counted in the graph label only.
+void write_graph_dot_summary(std::ostream& out, const GraphRecord& graph);
 
 // ---- Timing statistics --------------------------------------------------------------------------------
 

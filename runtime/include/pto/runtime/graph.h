@@ -32,6 +32,12 @@ struct KernelSummary {
     double duration_us = 0.0;
 };
 
+/// RecordedRange: tasks [first, first + count) of one scope or one static-template instance.
+struct RecordedRange {
+    TaskId first;
+    std::uint32_t count = 0;
+};
+
 /// GraphRecord: the logical graph of one run. Edges are every distinct producer a task named or discovered,
 /// including producers that had already completed or retired when it was submitted (the runtime skips
 /// those at run time, but they are part of the graph the orchestration function described).
@@ -39,6 +45,10 @@ struct GraphRecord {
     std::vector<RecordedTask> tasks;
     std::vector<TaskId> producers;
     std::vector<KernelSummary> kernels;
+    /// One range per scope that ended with tasks in it, in the order the scopes ended (inner scopes before
+    /// the scopes around them, so ranges nest), and one per static-template instance.
+    std::vector<RecordedRange> scopes;
+    std::vector<RecordedRange> instances;
 
     [[nodiscard]] std::span<const TaskId> producers_of(const RecordedTask& t) const {
         return {producers.data() + t.first_producer, t.producer_count};
@@ -66,8 +76,10 @@ struct GraphCounts {
 [[nodiscard]] GraphCounts count_graph(const GraphRecord& graph);
 
 /// SubtaskRecord: one block (or one MIX lane) on one core. Times are steady-clock nanoseconds since the run
-/// started: dispatch (placed in a running or pending slot), start (began running), end (the executor
-/// reported completion), finish (the scheduler processed the completion).
+/// started: dispatch (placed in a running or pending slot), handoff (the core took it up: the scheduler
+/// handed it to the executor), start (the kernel body began: on the compute executor a worker thread
+/// picked the job up, which can be much later than the handoff; on the other executors start == handoff),
+/// end (the executor reported completion), finish (the scheduler processed the completion).
 struct SubtaskRecord {
     TaskId task;
     FuncId func;
@@ -77,6 +89,7 @@ struct SubtaskRecord {
     std::uint8_t scheduler = 0;
     CoreType core_type = CoreType::AIC;
     std::int64_t dispatch_ns = 0;
+    std::int64_t handoff_ns = 0;
     std::int64_t start_ns = 0;
     std::int64_t end_ns = 0;
     std::int64_t finish_ns = 0;
@@ -86,6 +99,34 @@ struct SubtaskRecord {
     /// promise.
     std::uint64_t dispatch_seq = 0;
     std::uint64_t finish_seq = 0;
+};
+
+/// AicpuActivity: what an AICPU thread was doing during an AicpuRecord.
+enum class AicpuActivity : std::uint8_t {
+    Submit,          ///< orchestrator: one submit (task = its id)
+    SubmitInstance,  ///< orchestrator: one static-template instance (task = its first id, count = tasks)
+    WindowWait,      ///< orchestrator: waiting for a task slot (window_tasks)
+    EdgeWait,        ///< orchestrator: waiting for edge-pool nodes (edge_capacity)
+    ArgumentWait,    ///< orchestrator: waiting for argument-ring bytes (argument_bytes)
+    HeapWait,        ///< orchestrator: waiting for heap bytes (heap_bytes)
+    Complete,        ///< scheduler: handling finished subtasks (count = subtasks finished)
+    Dispatch,        ///< scheduler: completing framework tasks and placing ready blocks (count = placed)
+};
+
+/// to_string: "submit", "instance", "window wait", "edge wait", "argument wait", "heap wait", "complete",
+/// "dispatch" (the slice names of the model's trace where they mean the same).
+[[nodiscard]] const char* to_string(AicpuActivity a);
+
+/// AicpuRecord: one interval of an AICPU thread of a real run (RuntimeConfig::record_subtasks): thread 0
+/// is the orchestrator, thread 1 + k scheduler k. Times as in SubtaskRecord. Scheduler passes that did
+/// nothing are not recorded.
+struct AicpuRecord {
+    std::uint32_t thread = 0;
+    AicpuActivity what = AicpuActivity::Submit;
+    std::uint32_t count = 0;
+    TaskId task;
+    std::int64_t start_ns = 0;
+    std::int64_t end_ns = 0;
 };
 
 }  // namespace pto

@@ -128,6 +128,9 @@ class Runtime {
     [[nodiscard]] const GraphRecord& graph() const;
     /// subtasks: the last run's subtask timestamps (empty unless RuntimeConfig::record_subtasks).
     [[nodiscard]] std::span<const SubtaskRecord> subtasks() const;
+    /// aicpu_records: the last run's orchestrator and scheduler intervals (empty unless
+    /// RuntimeConfig::record_subtasks): orchestrator first, in its order, then each scheduler's in its order.
+    [[nodiscard]] std::span<const AicpuRecord> aicpu_records() const;
 
     struct Impl;
 

@@ -118,6 +118,9 @@ struct RunReport {
     std::uint64_t cancelled = 0;        ///< depended, directly or not, on a failed task; never ran
     std::int64_t orchestration_ns = 0;  ///< wall time of the orchestration function
     std::int64_t end_to_end_ns = 0;     ///< from run start until every task finished
+    /// The std::chrono::steady_clock reading (ns since its epoch) the run's record timestamps count from,
+    /// so a kernel that reads the same clock can be placed on the recorded timeline.
+    std::int64_t start_steady_ns = 0;
     OrchestratorStats orchestrator;
     std::vector<SchedulerStats> schedulers;
     std::vector<TaskFailure> failures;  ///< first failures, in the order observed (at most 16 kept)
