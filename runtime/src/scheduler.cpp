@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "pto/runtime/detail/throw.h"
+#include "run_phase.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -130,6 +131,7 @@ std::uint64_t Scheduler::next_random() {
 }
 
 void Scheduler::thread_main() {
+    const RuntimeThreadMark mark("a scheduler thread");
     switch (engine_.config.executor) {
         case Executor::Instant:
             loop<Executor::Instant>();

@@ -34,13 +34,19 @@ struct Orchestrator::State {
     std::array<TensorMap::Access, kMaxTensorArgs> accesses;
     std::uint32_t prepared_mask = 0;
     std::uint32_t prepared_count = 0;
+    /// run_serial: this thread's run counter when the current run began (ScopeGuard checks that the scope
+    /// it closes belongs to this run).
+    std::uint64_t run_serial = 0;
     bool is_profiling = false;  // RuntimeConfig::profile_orchestrator of the current run
 
     TensorMap& tensormap() {
         if (!map) [[unlikely]]
-            map = std::make_unique<TensorMap>(runtime.config().tensormap_entries);
+            create_tensormap();
         return *map;
     }
+    /// create_tensormap: the first AUTO submit's; InvalidConfig naming tensormap_entries if it cannot be
+    /// allocated.
+    void create_tensormap();
     [[nodiscard]] bool is_discovering() const {
         return scopes.empty() || scopes.back().mode == ScopeMode::Auto;
     }

@@ -55,11 +55,13 @@ struct SchedulerStats {
     }
 };
 
-/// TaskFailure: a task whose kernel failed, with the kernel's message.
+/// TaskFailure: a task whose kernel failed, with the first failing subtask's message and how many of its
+/// subtasks (blocks, MIX lanes) failed.
 struct TaskFailure {
     TaskId task;
     std::string kernel;
     std::string message;
+    std::uint32_t failed_subtasks = 1;
 };
 
 /// StallKind: why the watchdog saw no progress for RuntimeConfig::stall_timeout_ms (SPEC §10).
@@ -98,9 +100,10 @@ struct RunReport {
     std::int64_t end_to_end_ns = 0;     ///< from run start until every task finished
     OrchestratorStats orchestrator;
     std::vector<SchedulerStats> schedulers;
-    std::vector<TaskFailure> failures;  ///< first failures, in the order observed (at most 16 kept)
-    std::vector<StallReport> stalls;    ///< watchdog reports, in the order diagnosed (at most 16 kept)
-    bool aborted = false;               ///< a stall aborted the run: what had not started was cancelled
+    std::vector<TaskFailure>
+        failures;  ///< first failed tasks, one entry each, in the order observed (at most 16)
+    std::vector<StallReport> stalls;  ///< watchdog reports, in the order diagnosed (at most 16 kept)
+    bool aborted = false;             ///< a stall aborted the run: what had not started was cancelled
 
     [[nodiscard]] bool ok() const { return failed == 0 && cancelled == 0 && !aborted; }
 };
