@@ -95,7 +95,7 @@ void Runtime::Impl::wait_for_retirement(std::string_view knob) {
                 return detail::link_refs(engine.slots[oldest].link.load(std::memory_order_seq_cst)) == 0 ||
                        watchdog->stalled();
             },
-            detail::Parker::Clock::now() + std::chrono::milliseconds(20));
+            detail::Parker::Clock::now() + std::chrono::milliseconds(10));
         orchestrator_waiting.store(false, std::memory_order_relaxed);
     }
 }

@@ -287,7 +287,14 @@ void Runtime::Impl::settle_run(bool recovering) {
     } waiting{orchestrator_waiting};
     for (;;) {
         if (engine.run_is_drained()) return;
-        if (!aborted && (watchdog->stalled() || (!recovering && prove_deadlock("end_run")))) {
+        if (!aborted && !recovering && prove_deadlock("end_run")) {
+            // Proven with the schedulers quiesced: nothing runs, so there is nothing to give a grace period.
+            abort_run();
+            if (reap_if_idle()) return;
+            grace_end = Clock::now() + grace;
+            continue;
+        }
+        if (!aborted && watchdog->stalled()) {
             abort_run();
             grace_end = Clock::now() + grace;
             continue;
@@ -330,7 +337,7 @@ void Runtime::Impl::settle_run(bool recovering) {
         }
         engine.orchestrator_parker.park_until(
             [&] { return engine.run_is_drained() || watchdog->stalled(); },
-            std::min(grace_end, Clock::now() + std::chrono::milliseconds(20)));
+            std::min(grace_end, Clock::now() + std::chrono::milliseconds(10)));
     }
 }
 
