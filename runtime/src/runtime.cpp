@@ -90,8 +90,9 @@ Runtime::Impl::Impl(const RuntimeConfig& cfg)
 
 Runtime::Impl::~Impl() {
     const detail::RunPhase p = phase.load(std::memory_order_acquire);
+    // A kernel destroying the runtime of a draining run would wait for itself below.
     if ((p != detail::RunPhase::Idle && p != detail::RunPhase::Draining) ||
-        detail::t_runtime_thread != nullptr) [[unlikely]]
+        (p == detail::RunPhase::Draining && detail::t_runtime_thread != nullptr)) [[unlikely]]
         terminate_destroyed_in_run(p);
     if (p == detail::RunPhase::Draining)
         detail::logger().warn(
