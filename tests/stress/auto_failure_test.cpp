@@ -141,6 +141,46 @@ TEST_CASE("a new runtime buffer at a failed task's old address is not poisoned",
     CHECK(ran_once == 297);
 }
 
+//   creator: allocates y and fails   40 unrelated scopes   reader of y (AUTO)   reader of y (MANUAL, via
+//   creator id)
+TEST_CASE("readers of a failed creator's buffer are cancelled after the creator retired",
+          "[stress][failure][tensormap]") {
+    Runtime rt(small_window(8));
+    Probe probe(64);
+    rt.register_kernel(kStep, KernelInfo{"step", 1.0, &Probe::step, &probe});
+    rt.register_kernel(kFail, KernelInfo{"fail", 1.0, &Probe::fail, &probe});
+    std::vector<float> other(64);
+    const TensorView vo = TensorView::contiguous(other.data(), DataType::F32, {64});
+    const RunReport r = pto::run(
+        rt,
+        [&] {
+            TaskHandle creator;
+            PTO2_SCOPE() {
+                Args a;
+                a.output(TensorCreateInfo(DataType::F32, {64})).scalar(0);
+                creator = submit_aiv(kFail, a);
+            }
+            for (int i = 0; i < 40; ++i)
+                PTO2_SCOPE() {
+                    submit_aiv(kStep, Args().inout(vo).scalar(1));
+                }
+            REQUIRE(current_runtime().try_retire().value > creator.task_id().value);
+            PTO2_SCOPE() {
+                submit_aiv(kStep, Args().input(creator.output(0)).scalar(2));
+            }
+            PTO2_SCOPE(MANUAL) {
+                const TaskId c = creator.task_id();
+                submit_aic(kStep, Args().input(creator.output(0)).set_dependencies(&c, 1).scalar(3));
+            }
+        },
+        RunOptions{.throw_on_kernel_failure = false});
+    CHECK(r.failed == 1);
+    CHECK(r.cancelled == 2);
+    CHECK(r.completed == 40);
+    CHECK(probe.runs[2].load() == 0);
+    CHECK(probe.runs[3].load() == 0);
+}
+
 // Random programs over 32 tiles (two buffers of 16 tiles, tiles as slices of one view, so the tensormap
 // tells them apart by overlap): each task reads and writes a few tiles, one in 12 fails, and runs of
 // unrelated tasks separate them so producers retire before their consumers arrive. The expected outcome
