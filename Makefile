@@ -49,7 +49,8 @@ fuzz:
 	@./.ci/install-deps $(PACKAGES) $(FUZZ_PACKAGES)
 	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
 		-DCMAKE_CXX_COMPILER=clang++ -DPTO_FUZZ=ON -DPTO_SANITIZE=address $(CMAKE_ARGS)
-	cmake --build build-fuzz -j $(JOBS) --target pto-fuzz-orchestration pto-fuzz-base-data pto-fuzz-bench-cli
+	cmake --build build-fuzz -j $(JOBS) --target pto-fuzz-orchestration pto-fuzz-base-data pto-fuzz-bench-cli \
+		pto-fuzz-config
 	./tests/fuzz/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS)
 
 # Soak benchmark: SOAK_TASKS tasks through small windows with failing kernels and jitter (docs/reliability.md).

@@ -1,7 +1,11 @@
 // pto-soak (issue 6, SPEC §10): millions of tasks through small windows with randomly failing compute
 // kernels and random jitter. After every run it checks that nothing was lost (completed + failed +
 // cancelled = submitted) and that the cancelled set is exactly the transitive dependants of the failed
-// tasks (from the recorded graph), and it reports peak RSS after the first run and at the end.
+// tasks, and it reports peak RSS after the first run and at the end. Explicit-dependency runs (windows 16,
+// 32, 64) check against the recorded graph; AUTO-scope runs (windows 8, 16: tasks reading and writing
+// tiles of shared buffers, most of them unrelated, so producers retire long before their consumers come)
+// check against a model of each tile's last writer and readers, independent of the tensormap, and count
+// the dependants of failed tasks that ran.
 //
 //     pto-soak [--tasks N] [--seed S] [--json FILE]
 #include <sys/resource.h>
@@ -39,7 +43,16 @@ struct RunState {
     std::unique_ptr<std::atomic<std::uint32_t>[]> runs;    // subtasks that ran
     std::unique_ptr<std::atomic<std::uint8_t>[]> faulted;  // a subtask of the task failed on purpose
     std::atomic<std::uint64_t> spin_sink{0};
+    /// AUTO runs: the tiles each task read and wrote (-1: none), written by the orchestration function.
+    std::unique_ptr<std::int16_t[][4]> tiles;
 };
+
+/// AUTO runs: kBuffers buffers of kTilesPerBuffer tiles of kTileElems floats, shared by every run.
+constexpr std::uint32_t kBuffers = 4;
+constexpr std::uint32_t kTilesPerBuffer = 16;
+constexpr std::uint32_t kTiles = kBuffers * kTilesPerBuffer;
+constexpr std::uint32_t kTileElems = 8;
+float g_tile_data[kBuffers][kTilesPerBuffer * kTileElems];
 
 std::uint64_t mix64(std::uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -101,13 +114,112 @@ void submit_random_graph(std::mt19937_64& rng, std::uint64_t count, std::uint32_
     }
 }
 
+/// submit_auto_graph: `count` tasks, each in its own AUTO scope (a few share one): two in three are
+/// unrelated (each writes its own scratch element), the others read up to two tiles and write one or two,
+/// so every dependency comes from the tensormap and most reach back past the window. Records the tiles in
+/// `s.tiles` for the check.
+void submit_auto_graph(std::mt19937_64& rng, std::uint64_t count, RunState& s, std::vector<float>& scratch) {
+    const TensorView buffers[kBuffers] = {
+        TensorView::contiguous(g_tile_data[0], DataType::F32, {kTilesPerBuffer * kTileElems}),
+        TensorView::contiguous(g_tile_data[1], DataType::F32, {kTilesPerBuffer * kTileElems}),
+        TensorView::contiguous(g_tile_data[2], DataType::F32, {kTilesPerBuffer, kTileElems}),
+        TensorView::contiguous(g_tile_data[3], DataType::F32, {kTilesPerBuffer, kTileElems}),
+    };
+    auto tile = [&](std::uint32_t t) {
+        const TensorView& b = buffers[t / kTilesPerBuffer];
+        const std::uint32_t k = t % kTilesPerBuffer;
+        return b.ndim == 1 ? b.slice(0, k * kTileElems, kTileElems) : b.slice(0, k, 1);
+    };
+    scratch.assign(count, 0.0f);
+    std::uint64_t i = 0;
+    while (i < count) {
+        PTO2_SCOPE() {
+            const std::uint64_t group = 1 + rng() % 3;
+            for (std::uint64_t g = 0; g < group && i < count; ++g, ++i) {
+                std::int16_t* t = s.tiles[i];
+                t[0] = t[1] = t[2] = t[3] = -1;
+                Args args;
+                if (rng() % 3 != 0) {
+                    args.output(TensorView::contiguous(&scratch[i], DataType::F32, {1}));
+                } else {
+                    const std::uint32_t reads = rng() % 3, writes = 1 + rng() % 2;
+                    for (std::uint32_t r = 0; r < reads; ++r) {
+                        t[r] = static_cast<std::int16_t>(rng() % kTiles);
+                        args.input(tile(static_cast<std::uint32_t>(t[r])));
+                    }
+                    for (std::uint32_t w = 0; w < writes; ++w) {
+                        t[2 + w] = static_cast<std::int16_t>(rng() % kTiles);
+                        args.inout(tile(static_cast<std::uint32_t>(t[2 + w])));
+                    }
+                }
+                args.block_num(1 + static_cast<std::uint32_t>(rng() % 2));
+                if (rng() % 2 == 0)
+                    submit_aiv(kKernel, args);
+                else
+                    submit_aic(kKernel, args);
+            }
+        }
+    }
+}
+
 /// Verdict: what one run's check found.
 struct Verdict {
     std::uint64_t lost = 0;        // submitted - (completed + failed + cancelled)
     std::uint64_t mismatches = 0;  // tasks whose outcome or execution disagrees with the failure rule
     std::uint64_t faults = 0;      // tasks a kernel failed on purpose
     std::uint64_t subtasks_run = 0;
+    std::uint64_t dependants_ran = 0;  // subtasks of tasks that depend on a failed task, which ran anyway
 };
+
+/// check_auto_run: the failure rule on a per-tile model: a task that reads or writes a tile whose last
+/// writer failed or was cancelled, or writes a tile read since its last write by such a task, is cancelled
+/// and never runs; the others ran every subtask (failing ones included).
+Verdict check_auto_run(const Runtime& rt, const RunReport& r, RunState& s) {
+    Verdict v;
+    v.lost = r.submitted - std::min(r.submitted, r.completed + r.failed + r.cancelled);
+    const GraphRecord& g = rt.graph();
+    std::int64_t writer[kTiles];
+    std::vector<std::uint64_t> readers[kTiles];
+    std::fill(std::begin(writer), std::end(writer), -1);
+    std::vector<std::uint8_t> bad(g.tasks.size(), 0);  // 1 = failed, 2 = cancelled
+    std::uint64_t failed = 0, cancelled = 0;
+    for (std::size_t t = 0; t < g.tasks.size(); ++t) {
+        const std::int16_t* tiles = s.tiles[t];
+        auto poisoned = [&](std::int64_t w) { return w >= 0 && bad[static_cast<std::size_t>(w)] != 0; };
+        bool cancel = false;
+        for (int k = 0; k < 4; ++k) {
+            if (tiles[k] < 0) continue;
+            cancel = cancel || poisoned(writer[tiles[k]]);
+            if (k >= 2)
+                for (std::uint64_t rd : readers[tiles[k]])
+                    cancel = cancel || bad[rd] != 0;
+        }
+        const std::uint32_t runs = s.runs[t].load(std::memory_order_relaxed);
+        v.subtasks_run += runs;
+        if (cancel) {
+            bad[t] = 2;
+            ++cancelled;
+            v.dependants_ran += runs;
+            if (runs != 0) ++v.mismatches;
+        } else if (s.faulted[t].load(std::memory_order_relaxed) != 0) {
+            bad[t] = 1;
+            ++failed;
+            ++v.faults;
+        } else if (runs != g.tasks[t].block_num) {
+            ++v.mismatches;
+        }
+        for (int k = 0; k < 2; ++k)
+            if (tiles[k] >= 0) readers[tiles[k]].push_back(t);
+        for (int k = 2; k < 4; ++k) {
+            if (tiles[k] < 0) continue;
+            writer[tiles[k]] = static_cast<std::int64_t>(t);
+            readers[tiles[k]].clear();
+        }
+    }
+    if (failed != r.failed || cancelled != r.cancelled || g.tasks.size() - failed - cancelled != r.completed)
+        ++v.mismatches;
+    return v;
+}
 
 /// check_run: derives the expected outcome of every task from the graph and the injected faults: a task
 /// depending (transitively) on a failed one must be cancelled and never run; the others ran every subtask.
@@ -166,15 +278,21 @@ int main(int argc, char** argv) {
     }
 
     constexpr std::uint64_t kMaxRunTasks = 20'000;
-    const std::uint32_t windows[] = {16, 32, 64};
+    // The last two runtimes run AUTO-scope graphs.
+    const std::uint32_t windows[] = {16, 32, 64, 8, 16};
+    constexpr std::size_t kFirstAuto = 3;
     std::vector<std::unique_ptr<Runtime>> runtimes;
     RunState state;
     state.runs.reset(new std::atomic<std::uint32_t>[kMaxRunTasks]);
     state.faulted.reset(new std::atomic<std::uint8_t>[kMaxRunTasks]);
+    state.tiles.reset(new std::int16_t[kMaxRunTasks][4]);
+    std::vector<float> scratch;
+    scratch.reserve(kMaxRunTasks);
     for (std::uint32_t w : windows) {
         RuntimeConfig c;
         c.executor = Executor::Compute;
         c.window_tasks = w;
+        c.tensormap_entries = 1024;
         c.edge_capacity = 256;
         c.cluster_count = 4;
         c.scheduler_threads = 2;
@@ -188,9 +306,10 @@ int main(int argc, char** argv) {
     }
 
     std::mt19937_64 rng(seed);
-    std::vector<std::uint8_t> scratch;
-    scratch.reserve(kMaxRunTasks);
+    std::vector<std::uint8_t> bad_scratch;
+    bad_scratch.reserve(kMaxRunTasks);
     std::uint64_t done = 0, runs = 0, faults = 0, lost = 0, mismatches = 0, subtasks = 0;
+    std::uint64_t auto_tasks = 0, auto_faults = 0, dependants_ran = 0;
     std::uint64_t completed = 0, failed = 0, cancelled = 0;
     std::int64_t rss_start = 0;
     const auto t0 = std::chrono::steady_clock::now();
@@ -207,10 +326,22 @@ int main(int argc, char** argv) {
             state.faulted[i].store(0, std::memory_order_relaxed);
         }
         std::mt19937_64 graph_rng(rng());
+        const bool is_auto = which >= kFirstAuto;
         const RunReport r = pto::run(
-            rt, [&] { submit_random_graph(graph_rng, count, windows[which]); },
+            rt,
+            [&] {
+                if (is_auto)
+                    submit_auto_graph(graph_rng, count, state, scratch);
+                else
+                    submit_random_graph(graph_rng, count, windows[which]);
+            },
             RunOptions{.throw_on_kernel_failure = false});
-        const Verdict v = check_run(rt, r, state, scratch);
+        const Verdict v = is_auto ? check_auto_run(rt, r, state) : check_run(rt, r, state, bad_scratch);
+        if (is_auto) {
+            auto_tasks += r.submitted;
+            auto_faults += v.faults;
+            dependants_ran += v.dependants_ran;
+        }
         if (v.lost != 0 || v.mismatches != 0)
             std::fprintf(stderr, "run %llu (window %u): %llu lost, %llu mismatches\n",
                          static_cast<unsigned long long>(runs), windows[which],
@@ -237,15 +368,21 @@ int main(int argc, char** argv) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const std::int64_t rss_end = peak_rss_kib();
 
-    std::printf("pto-soak: %llu tasks in %llu runs (windows 16/32/64, compute executor, jitter), seed %llu\n",
-                static_cast<unsigned long long>(done), static_cast<unsigned long long>(runs),
-                static_cast<unsigned long long>(seed));
+    std::printf(
+        "pto-soak: %llu tasks in %llu runs (explicit deps: windows 16/32/64; AUTO scopes: windows 8/16; "
+        "compute "
+        "executor, jitter), seed %llu\n",
+        static_cast<unsigned long long>(done), static_cast<unsigned long long>(runs),
+        static_cast<unsigned long long>(seed));
     std::printf("  completed %llu, failed %llu, cancelled %llu; subtasks run %llu\n",
                 static_cast<unsigned long long>(completed), static_cast<unsigned long long>(failed),
                 static_cast<unsigned long long>(cancelled), static_cast<unsigned long long>(subtasks));
     std::printf("  faults injected %llu, tasks lost %llu, outcome mismatches %llu\n",
                 static_cast<unsigned long long>(faults), static_cast<unsigned long long>(lost),
                 static_cast<unsigned long long>(mismatches));
+    std::printf("  AUTO scopes: %llu tasks, faults injected %llu, dependants of failed tasks that ran %llu\n",
+                static_cast<unsigned long long>(auto_tasks), static_cast<unsigned long long>(auto_faults),
+                static_cast<unsigned long long>(dependants_ran));
     std::printf("  peak RSS after the first run %lld KiB, at the end %lld KiB\n",
                 static_cast<long long>(rss_start), static_cast<long long>(rss_end));
     std::printf("  wall time %.1f s (%.0f tasks/s)\n", seconds, static_cast<double>(done) / seconds);
@@ -255,6 +392,10 @@ int main(int argc, char** argv) {
                             {"runs", runs},
                             {"seed", seed},
                             {"windows", {16, 32, 64}},
+                            {"auto_windows", {8, 16}},
+                            {"auto_tasks", auto_tasks},
+                            {"auto_faults_injected", auto_faults},
+                            {"dependants_of_failed_that_ran", dependants_ran},
                             {"completed", completed},
                             {"failed", failed},
                             {"cancelled", cancelled},
@@ -267,5 +408,5 @@ int main(int argc, char** argv) {
                             {"wall_s", seconds}};
         std::ofstream(json_path) << j.dump(2) << '\n';
     }
-    return lost == 0 && mismatches == 0 ? 0 : 1;
+    return lost == 0 && mismatches == 0 && dependants_ran == 0 ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 #include <tbb/task_arena.h>
 
 #include "clock.h"
+#include "run_phase.h"
 
 namespace pto::detail {
 namespace {
@@ -49,6 +50,7 @@ void run_job(const ComputeJob& job) {
                           engine.task_id_of(job.slot),
                           kernel->user};
         try {
+            const RuntimeThreadMark mark("a compute kernel");  // refuses re-entrant API calls from the kernel
             status = kernel->fn(ctx);
             if (status != 0) error = "kernel returned " + std::to_string(status);
         } catch (const std::exception& e) {

@@ -67,6 +67,14 @@ std::optional<DependencyCheck> parse_dependency_check(std::string_view text) {
 }
 
 void RuntimeConfig::validate() const {
+    // Enums first: a value outside the enumerators (a cast from a bad integer) would otherwise select no
+    // executor loop and hang the first run.
+    if (static_cast<unsigned>(executor) > static_cast<unsigned>(Executor::Compute))
+        bad_knob("executor", std::to_string(static_cast<unsigned>(executor)),
+                 "must be Executor::Instant, Executor::Timed or Executor::Compute");
+    if (static_cast<unsigned>(orchestration) > static_cast<unsigned>(OrchestrationMode::Serial))
+        bad_knob("orchestration", std::to_string(static_cast<unsigned>(orchestration)),
+                 "must be OrchestrationMode::Concurrent or OrchestrationMode::Serial");
     check_range("cluster_count", cluster_count, 1, 4096);
     check_range("aic_per_cluster", aic_per_cluster, 1, 1);
     check_range("aiv_per_cluster", aiv_per_cluster, 1, 2);
@@ -76,7 +84,8 @@ void RuntimeConfig::validate() const {
     check_pow2("edge_capacity", edge_capacity, 64, 1u << 26);
     if (argument_bytes != 0) check_range("argument_bytes", argument_bytes, 8192, 1ull << 40);
     check_pow2("tensormap_entries", tensormap_entries, 64, 1u << 26);
-    if (!(timed_scale > 0.0)) bad_knob("timed_scale", std::to_string(timed_scale), "must be > 0");
+    if (!(timed_scale > 0.0 && timed_scale <= kMaxTimedScale))
+        bad_knob("timed_scale", std::to_string(timed_scale), "must be > 0 and at most 1e6 (finite)");
     if (!(timed_jitter >= 0.0 && timed_jitter <= 1.0))
         bad_knob("timed_jitter", std::to_string(timed_jitter), "must be in 0..1");
     check_range("compute_threads", compute_threads, 0, 1024);

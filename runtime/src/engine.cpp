@@ -137,9 +137,17 @@ bool Engine::cancel_queued(CompletionContext& ctx) {
 }
 
 void Engine::record_failure(std::uint32_t slot, std::string message) {
+    const TaskId task = task_id_of(slot);
     std::lock_guard lock(failures_mutex);
+    // One entry per task, so one wide failing task cannot hide the others: a short scan of at most 16.
+    for (TaskFailure& f : failures) {
+        if (f.task == task) {
+            ++f.failed_subtasks;
+            return;
+        }
+    }
     if (failures.size() >= kMaxReportedFailures) return;
-    failures.push_back(TaskFailure{task_id_of(slot), kernel_name(slots[slot].funcs[0]), std::move(message)});
+    failures.push_back(TaskFailure{task, kernel_name(slots[slot].funcs[0]), std::move(message), 1});
 }
 
 void Engine::wake_schedulers() {

@@ -13,6 +13,8 @@ std::string_view to_string(ErrorCode code) {
             return "NoActiveRun";
         case ErrorCode::RunInProgress:
             return "RunInProgress";
+        case ErrorCode::ReentrantCall:
+            return "ReentrantCall";
         case ErrorCode::ScopeNesting:
             return "ScopeNesting";
         case ErrorCode::InvalidDependency:

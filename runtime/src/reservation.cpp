@@ -21,7 +21,7 @@ TaskId Runtime::Impl::try_retire() {
             detail::link_refs(engine.slots[slot].link.load(std::memory_order_acquire)) != 0)
             break;
         if (engine.slots[slot].outcome.load(std::memory_order_relaxed) != Outcome::Ok) [[unlikely]]
-            retired_unsuccessful.push_back(retired_before);  // in id order: sorted
+            retired_unsuccessful.push_back(TaskId{retired_before});  // in id order: sorted
         engine.edges.release_until(books[slot].edge_end);
         heap.release_until(books[slot].heap_end);
         engine.args.release_until(books[slot].args_end);
@@ -44,7 +44,24 @@ std::uint64_t Runtime::Impl::knob_value(std::string_view knob) const {
 void Runtime::Impl::throw_deadlock(std::string_view knob) const {
     const std::string knob_text =
         "RuntimeConfig::" + std::string(knob) + " (" + std::to_string(knob_value(knob)) + ")";
-    if (config.orchestration == OrchestrationMode::Serial && !orchestration_ended) {
+    if (retired_before == next_id) [[unlikely]] {
+        // Nothing is unretired, so waiting can free nothing: the room is held by something other than tasks.
+        if (knob == "tensormap_entries")
+            detail::throw_error(
+                ErrorCode::CapacityDeadlock,
+                knob_text +
+                    " is full although every submitted task retired: its entries are "
+                    "accesses of failed or cancelled tasks, which the tensormap keeps so their "
+                    "data stays poisoned for later readers and writers. Raise " +
+                    knob_text + " or fix the failing kernels");
+        detail::throw_error(ErrorCode::InvalidArgument,
+                            "wait_for_retirement(" + std::string(knob) +
+                                ") with no unretired task: every task of the run retired already, so waiting "
+                                "cannot free any " +
+                                knob_text);
+    }
+    if (config.orchestration == OrchestrationMode::Serial &&
+        phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating) {
         detail::throw_error(ErrorCode::CapacityDeadlock,
                             knob_text + " is exhausted after " + std::to_string(next_id - run_first_id) +
                                 " tasks in serial mode, where no task runs before the orchestration function "
@@ -63,13 +80,16 @@ void Runtime::Impl::throw_deadlock(std::string_view knob) const {
 }
 
 void Runtime::Impl::wait_for_retirement(std::string_view knob) {
+    check_run_open("wait_for_retirement");
     const std::uint64_t before = retired_before;
     for (;;) {
         if (try_retire().value > before) return;
         const std::uint32_t oldest = static_cast<std::uint32_t>(retired_before) & engine.window_mask;
-        const bool serial_blocked = config.orchestration == OrchestrationMode::Serial && !orchestration_ended;
+        const bool serial_blocked = config.orchestration == OrchestrationMode::Serial &&
+                                    phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating;
         if (retired_before == next_id || books[oldest].scope_held || serial_blocked) throw_deadlock(knob);
-        if (watchdog->stalled()) [[unlikely]]
+        if (watchdog->stalled() ||
+            prove_deadlock("wait_for_retirement (RuntimeConfig::" + std::string(knob) + ")")) [[unlikely]]
             throw_stall_while_waiting(knob);  // aborts the run
         orchestrator_waiting.store(true, std::memory_order_relaxed);
         engine.orchestrator_parker.park_until(
@@ -77,7 +97,7 @@ void Runtime::Impl::wait_for_retirement(std::string_view knob) {
                 return detail::link_refs(engine.slots[oldest].link.load(std::memory_order_seq_cst)) == 0 ||
                        watchdog->stalled();
             },
-            detail::Parker::Clock::now() + std::chrono::milliseconds(50));
+            detail::Parker::Clock::now() + std::chrono::milliseconds(10));
         orchestrator_waiting.store(false, std::memory_order_relaxed);
     }
 }

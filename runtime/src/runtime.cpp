@@ -4,6 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "clock.h"
@@ -20,6 +25,43 @@ namespace {
 const RuntimeConfig& validated(const RuntimeConfig& config) {
     config.validate();
     return config;
+}
+
+/// make_impl: builds the runtime, turning an allocation or thread-creation failure of a legal but very
+/// large configuration into an InvalidConfig naming the knob that asked for the most (cold path).
+std::unique_ptr<Runtime::Impl> make_impl(const RuntimeConfig& config) {
+    config.validate();
+    try {
+        return std::make_unique<Runtime::Impl>(config);
+    } catch (const std::bad_alloc&) {
+        struct Knob {
+            const char* name;
+            std::uint64_t value;
+            std::uint64_t bytes;
+        };
+        const Knob knobs[] = {
+            {"window_tasks", config.window_tasks,
+             std::uint64_t{config.window_tasks} *
+                 (sizeof(detail::TaskSlot) + sizeof(detail::SlotInfo) + sizeof(detail::SlotBook) + 64)},
+            {"heap_bytes", config.heap_bytes, config.heap_bytes},
+            {"edge_capacity", config.edge_capacity,
+             std::uint64_t{config.edge_capacity} * sizeof(detail::EdgeNode)},
+            {"argument_bytes", config.argument_ring_bytes(), config.argument_ring_bytes()},
+        };
+        const Knob* largest = &knobs[0];
+        for (const Knob& k : knobs)
+            if (k.bytes > largest->bytes) largest = &k;
+        detail::throw_error(ErrorCode::InvalidConfig,
+                            std::string("RuntimeConfig::") + largest->name + " = " +
+                                std::to_string(largest->value) + " asks for about " +
+                                std::to_string(largest->bytes >> 20) +
+                                " MiB, which could not be allocated (std::bad_alloc): lower it");
+    } catch (const std::system_error& e) {
+        detail::throw_error(ErrorCode::InvalidConfig,
+                            "could not start the runtime's threads (RuntimeConfig::scheduler_threads = " +
+                                std::to_string(config.scheduler_threads) + ", compute_threads = " +
+                                std::to_string(config.compute_threads) + "): " + e.what() + "; lower them");
+    }
 }
 
 }  // namespace
@@ -47,14 +89,12 @@ Runtime::Impl::Impl(const RuntimeConfig& cfg)
 }
 
 Runtime::Impl::~Impl() {
-    if (in_run) {
-        try {
-            end_run();
-        } catch (const std::exception& e) {
-            detail::logger().error("run still open when the runtime was destroyed: {}", e.what());
-        }
-    }
-    if (draining)
+    const detail::RunPhase p = phase.load(std::memory_order_acquire);
+    // A kernel destroying the runtime of a draining run would wait for itself below.
+    if ((p != detail::RunPhase::Idle && p != detail::RunPhase::Draining) ||
+        (p == detail::RunPhase::Draining && detail::t_runtime_thread != nullptr)) [[unlikely]]
+        terminate_destroyed_in_run(p);
+    if (p == detail::RunPhase::Draining)
         detail::logger().warn(
             "destroying a runtime whose aborted run still has kernels running: waiting for them");
     watchdog.reset();
@@ -65,15 +105,75 @@ Runtime::Impl::~Impl() {
     compute.reset();
 }
 
+// ---- Impl: the run phase --------------------------------------------------------------------------------
+
+void Runtime::Impl::release_run(detail::RunPhase next) {
+    detail::t_owned_run = outer_owned_run;
+    outer_owned_run = nullptr;
+    // Release: pairs with the next claimant's CAS; nothing of this run is touched after it.
+    phase.store(next, std::memory_order_release);
+}
+
+void Runtime::Impl::throw_run_in_progress(const char* call, detail::RunPhase seen) const {
+    if (owns_run())
+        detail::throw_error(ErrorCode::RunInProgress,
+                            std::string(call) +
+                                ": a run is already in progress on this runtime (started at task " +
+                                std::to_string(run_first_id) + ") on this thread; runs do not nest");
+    detail::throw_error(ErrorCode::RunInProgress,
+                        std::string(call) + ": another thread is " + std::string(to_string(seen)) +
+                            " on this runtime; one Runtime runs one orchestration at a time (wait for that "
+                            "pto::run to return, or give each thread its own Runtime)");
+}
+
+void Runtime::Impl::terminate_destroyed_in_run(detail::RunPhase seen) const {
+    // A destructor cannot throw, and returning would free the threads, pools and slots the run still uses
+    // (undefined behaviour): stop the process with a message naming the misuse instead.
+    std::string who;
+    if (detail::t_runtime_thread != nullptr)
+        who = std::string("from ") + detail::t_runtime_thread + " of its own";
+    else if (owns_run())
+        who =
+            "by its own orchestrator thread (inside the orchestration function, or between begin_run and "
+            "end_run)";
+    else
+        who = "from another thread while that thread is " + std::string(to_string(seen));
+    const std::string text = "pto::Runtime destroyed " + who +
+                             ": a Runtime must outlive every pto::run / begin_run..end_run on it; "
+                             "terminating (std::terminate) rather than freeing state the run still uses\n";
+    detail::logger().critical("{}", text);
+    std::fputs(text.c_str(), stderr);
+    std::terminate();
+}
+
 // ---- Impl: run lifecycle --------------------------------------------------------------------------------
 
 void Runtime::Impl::begin_run() {
-    if (in_run) [[unlikely]]
-        detail::throw_error(ErrorCode::RunInProgress,
-                            "a run is already in progress on this runtime (started at task " +
-                                std::to_string(run_first_id) + "); runs do not nest");
-    if (draining) [[unlikely]]
-        recover_aborted_run();  // throws Stall if the aborted run's kernels still have not returned
+    detail::check_not_reentrant("begin_run");
+    detail::RunPhase seen = detail::RunPhase::Idle;
+    bool recovering = false;
+    if (!phase.compare_exchange_strong(seen, detail::RunPhase::Starting, std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) [[unlikely]] {
+        if (seen != detail::RunPhase::Draining ||
+            !phase.compare_exchange_strong(seen, detail::RunPhase::Starting, std::memory_order_acq_rel,
+                                           std::memory_order_acquire))
+            throw_run_in_progress("begin_run", seen);
+        recovering = true;
+    }
+    outer_owned_run = detail::t_owned_run;
+    detail::t_owned_run = this;
+    if (recovering) [[unlikely]]
+        recover_aborted_run();  // throws Stall (back to Draining) if the aborted run's kernels have not
+                                // returned
+    try {
+        start_run();
+    } catch (...) {
+        release_run(detail::RunPhase::Idle);
+        throw;
+    }
+}
+
+void Runtime::Impl::start_run() {
     // Every task of the previous run retired in end_run, so the pools start empty.
     run_first_id = next_id;
     retired_before = next_id;
@@ -111,8 +211,6 @@ void Runtime::Impl::begin_run() {
     for (auto& s : schedulers)
         s->reset_for_run();
 
-    in_run = true;
-    orchestration_ended = false;
     run_start_ns = steady_ns();
     settings.start_ns = run_start_ns;
     watchdog->arm(/*new_run=*/true);
@@ -122,12 +220,19 @@ void Runtime::Impl::begin_run() {
         for (auto& p : engine.scheduler_parkers)
             p->unpark();
     }
+    phase.store(detail::RunPhase::Orchestrating, std::memory_order_release);
 }
 
 void Runtime::Impl::end_orchestration() {
-    if (!in_run || orchestration_ended) return;
+    if (!is_orchestrating()) [[unlikely]] {
+        if (owns_run()) return;  // ended already
+        detail::check_not_reentrant("end_orchestration");
+        const detail::RunPhase p = phase.load(std::memory_order_acquire);
+        if (p == detail::RunPhase::Idle || p == detail::RunPhase::Draining) return;  // no run: nothing to end
+        refuse_call("end_orchestration");
+    }
     orchestration_ns = steady_ns() - run_start_ns;
-    orchestration_ended = true;
+    phase.store(detail::RunPhase::Ending, std::memory_order_release);
     engine.submitted_total.store(next_id - run_first_id, std::memory_order_seq_cst);
     if (config.orchestration == OrchestrationMode::Serial) {
         engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
@@ -137,15 +242,20 @@ void Runtime::Impl::end_orchestration() {
 }
 
 RunReport Runtime::Impl::end_run() {
-    if (!in_run) [[unlikely]]
-        detail::throw_error(ErrorCode::NoActiveRun, "end_run without a run in progress");
+    if (!owns_run()) [[unlikely]] {
+        detail::check_not_reentrant("end_run");
+        const detail::RunPhase p = phase.load(std::memory_order_acquire);
+        if (p == detail::RunPhase::Idle || p == detail::RunPhase::Draining)
+            detail::throw_error(ErrorCode::NoActiveRun, "end_run without a run in progress");
+        refuse_call("end_run");
+    }
     end_orchestration();
     // Scope holds the orchestration function left behind (only possible without the scope layer).
     for (std::uint64_t id = retired_before; id < next_id; ++id)
         books[static_cast<std::uint32_t>(id) & engine.window_mask].scope_held = false;
     flush_links();  // consumers staged by scopes left open: unlinked, they would never become ready
     settle_run(/*recovering=*/false);  // throws Stall if an aborted run's kernels do not return
-    return finish_run(/*throw_if_aborted=*/true);
+    return finish_run(/*throw_if_aborted=*/true, /*release=*/true);
 }
 
 // ---- The stall path ---------------------------------------------------------------------------------------
@@ -179,16 +289,23 @@ void Runtime::Impl::settle_run(bool recovering) {
     } waiting{orchestrator_waiting};
     for (;;) {
         if (engine.run_is_drained()) return;
+        if (!aborted && !recovering && prove_deadlock("end_run")) {
+            // Proven with the schedulers quiesced: nothing runs, so there is nothing to give a grace period.
+            abort_run();
+            if (reap_if_idle()) return;
+            grace_end = Clock::now() + grace;
+            continue;
+        }
         if (!aborted && watchdog->stalled()) {
             abort_run();
             grace_end = Clock::now() + grace;
             continue;
         }
+        // Aborted and nothing runs any more: the grace period is for running kernels, so reap at once.
+        if (aborted && should_check_deadlock() && reap_if_idle()) return;
         if (aborted && (Clock::now() >= grace_end || (recovering && watchdog->stalled()))) {
             if (reap_if_idle()) return;
             // A kernel still runs: leave the run draining (see above) and report now.
-            draining = true;
-            in_run = false;
             watchdog->disarm();
             std::uint64_t running = 0;
             std::vector<std::uint64_t> ids;
@@ -217,11 +334,12 @@ void Runtime::Impl::settle_run(bool recovering) {
             text +=
                 "): the next begin_run finishes the aborted run once they return (it throws Stall again if "
                 "they still do not), and the destructor waits for them";
+            release_run(detail::RunPhase::Draining);
             detail::throw_error(ErrorCode::Stall, std::move(text));
         }
         engine.orchestrator_parker.park_until(
             [&] { return engine.run_is_drained() || watchdog->stalled(); },
-            std::min(grace_end, Clock::now() + std::chrono::milliseconds(50)));
+            std::min(grace_end, Clock::now() + std::chrono::milliseconds(10)));
     }
 }
 
@@ -290,12 +408,9 @@ bool Runtime::Impl::reap_if_idle() {
 void Runtime::Impl::recover_aborted_run() {
     // The schedulers kept running with abort_requested set since end_run threw; wait for the rest.
     watchdog->arm(/*new_run=*/false);
-    in_run = true;  // settle_run's failure path resets it
-    settle_run(/*recovering=*/true);
-    in_run = false;
-    draining = false;
+    settle_run(/*recovering=*/true);  // on failure: back to Draining, and throws
     detail::logger().warn("the aborted run of tasks {}..{} finished draining", run_first_id, next_id - 1);
-    (void)finish_run(/*throw_if_aborted=*/false);  // end_run reported the stall already
+    (void)finish_run(/*throw_if_aborted=*/false, /*release=*/false);  // end_run reported the stall already
 }
 
 [[noreturn]] void Runtime::Impl::throw_stall_while_waiting(std::string_view knob) {
@@ -304,7 +419,7 @@ void Runtime::Impl::recover_aborted_run() {
                                               std::string(knob) + "); the run was aborted");
 }
 
-RunReport Runtime::Impl::finish_run(bool throw_if_aborted) {
+RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
     const std::int64_t end_to_end_ns = steady_ns() - run_start_ns;
     quiesce_schedulers();
     watchdog->disarm();
@@ -354,23 +469,24 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted) {
                 graph.kernels.push_back(KernelSummary{FuncId{static_cast<std::uint16_t>(f)},
                                                       engine.kernels[f].name, engine.kernels[f].duration_us});
     }
-    in_run = false;
     last_report = report;
     detail::logger().debug("run of {} tasks ended: {} completed, {} failed, {} cancelled, {} ns end to end",
                            report.submitted, report.completed, report.failed, report.cancelled,
                            end_to_end_ns);
+    std::string stall_text;
     if (aborted && throw_if_aborted)
-        detail::throw_error(
-            ErrorCode::Stall,
-            abort_report.message + "; the run was aborted: " + std::to_string(report.cancelled) +
-                " task(s) cancelled, " + std::to_string(report.failed) + " failed, " +
-                std::to_string(report.completed) + " completed of " + std::to_string(report.submitted));
+        stall_text = abort_report.message + "; the run was aborted: " + std::to_string(report.cancelled) +
+                     " task(s) cancelled, " + std::to_string(report.failed) + " failed, " +
+                     std::to_string(report.completed) + " completed of " + std::to_string(report.submitted);
+    // Last: another thread may claim the runtime right after this.
+    if (release) release_run(detail::RunPhase::Idle);
+    if (!stall_text.empty()) detail::throw_error(ErrorCode::Stall, std::move(stall_text));
     return report;
 }
 
 // ---- Facade ----------------------------------------------------------------------------------------------
 
-Runtime::Runtime(RuntimeConfig config) : impl_(std::make_unique<Impl>(config)) {}
+Runtime::Runtime(RuntimeConfig config) : impl_(make_impl(config)) {}
 Runtime::~Runtime() = default;
 
 const RuntimeConfig& Runtime::config() const {
@@ -378,18 +494,34 @@ const RuntimeConfig& Runtime::config() const {
 }
 
 void Runtime::register_kernel(FuncId id, KernelInfo info) {
-    if (impl_->in_run) [[unlikely]]
-        detail::throw_error(ErrorCode::RunInProgress, "register_kernel(" + info.name +
-                                                          ") during a run; register kernels before pto::run");
-    if (impl_->draining) [[unlikely]]
-        detail::throw_error(
-            ErrorCode::RunInProgress,
-            "register_kernel(" + info.name + ") while kernels of an aborted run (tasks " +
-                std::to_string(impl_->run_first_id) + ".." + std::to_string(impl_->next_id - 1) +
-                ") still run; retry after they return (a successful begin_run shows they did)");
+    detail::check_not_reentrant("register_kernel");
+    detail::RunPhase seen = detail::RunPhase::Idle;
+    // Claims the runtime like begin_run, so a run another thread starts meanwhile cannot see a half-changed
+    // kernel table.
+    if (!impl_->phase.compare_exchange_strong(seen, detail::RunPhase::Registering, std::memory_order_acq_rel,
+                                              std::memory_order_acquire)) [[unlikely]] {
+        if (seen == detail::RunPhase::Draining)
+            detail::throw_error(ErrorCode::RunInProgress,
+                                "register_kernel(" + info.name +
+                                    ") while kernels of an aborted run still run; retry after they return "
+                                    "(a successful begin_run shows they did)");
+        detail::throw_error(ErrorCode::RunInProgress,
+                            "register_kernel(" + info.name + ") while the runtime is " +
+                                std::string(to_string(seen)) + "; register kernels before pto::run");
+    }
+    struct Unclaim {
+        std::atomic<detail::RunPhase>& phase;
+        ~Unclaim() { phase.store(detail::RunPhase::Idle, std::memory_order_release); }
+    } unclaim{impl_->phase};
     if (id.is_none()) [[unlikely]]
         detail::throw_error(ErrorCode::InvalidArgument,
                             "register_kernel(" + info.name + ") with FuncId none");
+    // Negated so NaN fails too. The limit keeps duration x timed_scale in nanoseconds inside 64 bits.
+    if (!(info.duration_us >= 0.0 && info.duration_us <= kMaxKernelDurationUs)) [[unlikely]]
+        detail::throw_error(ErrorCode::InvalidArgument,
+                            "register_kernel(" + info.name +
+                                ") with duration_us = " + std::to_string(info.duration_us) +
+                                ": must be finite, in 0..3.6e9 (one hour)");
     if (info.name.empty()) info.name = "func " + std::to_string(id.value);
     auto& table = impl_->engine.kernels;
     if (table.size() <= id.value) table.resize(id.value + 1);
@@ -413,7 +545,9 @@ RunReport Runtime::end_run() {
     return impl_->end_run();
 }
 bool Runtime::in_run() const {
-    return impl_->in_run;
+    const detail::RunPhase p = impl_->phase.load(std::memory_order_acquire);
+    return p == detail::RunPhase::Starting || p == detail::RunPhase::Orchestrating ||
+           p == detail::RunPhase::Ending;
 }
 
 TaskId Runtime::submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped) {
@@ -436,6 +570,9 @@ TaskId Runtime::run_first_task_id() const {
 TaskId Runtime::retired_before() const {
     return TaskId{impl_->retired_before};
 }
+RetiredTasks Runtime::retired() const {
+    return RetiredTasks{TaskId{impl_->retired_before}, impl_->retired_unsuccessful};
+}
 TaskId Runtime::try_retire() {
     return impl_->try_retire();
 }
@@ -443,6 +580,7 @@ void Runtime::wait_for_retirement(std::string_view knob) {
     impl_->wait_for_retirement(knob);
 }
 void Runtime::release_scope(TaskId begin, TaskId end) {
+    impl_->check_run_open("release_scope");
     impl_->release_scope(begin, end);
 }
 

@@ -12,6 +12,7 @@
 #include "edge_table_holds.h"
 #include "engine.h"
 #include "heap_ring.h"
+#include "run_phase.h"
 #include "pto/runtime/runtime.h"
 #include "scheduler.h"
 #include "watchdog.h"
@@ -43,17 +44,31 @@ struct Runtime::Impl {
     // ---- orchestrator-side operations ----
     // The run lifecycle (runtime.cpp).
     void begin_run();
+    void start_run();
     void end_orchestration();
     RunReport end_run();
+    // The run phase (runtime.cpp; see run_phase.h).
+    void release_run(detail::RunPhase next);
+    [[nodiscard]] bool owns_run() const { return detail::t_owned_run == this; }
+    /// is_orchestrating: this thread orchestrates the run and its orchestration has not ended.
+    [[nodiscard]] bool is_orchestrating() const {
+        return owns_run() && phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating;
+    }
+    [[noreturn]] void refuse_call(const char* call) const;
+    [[noreturn]] void throw_run_in_progress(const char* call, detail::RunPhase seen) const;
+    [[noreturn]] void terminate_destroyed_in_run(detail::RunPhase seen) const;
     // The stall path (runtime.cpp): abort, drain, reap, and finishing a run aborted earlier.
     void settle_run(bool recovering);
     void abort_run();
     bool reap_if_idle();
     void quiesce_schedulers();
     void resume_dispatch();
-    RunReport finish_run(bool throw_if_aborted);
+    RunReport finish_run(bool throw_if_aborted, bool release);
     void recover_aborted_run();
     [[noreturn]] void throw_stall_while_waiting(std::string_view knob);
+    // Deadlocks proven without a timeout (deadlock_proof.cpp).
+    bool should_check_deadlock();
+    bool prove_deadlock(std::string_view waiting_for);
     // Submission (submit.cpp).
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
     TaskId submit_instance(std::span<InstanceNode> nodes, const std::shared_ptr<const InstanceEdges>& edges,
@@ -95,14 +110,25 @@ struct Runtime::Impl {
     std::uint64_t next_id = 0;
     std::uint64_t run_first_id = 0;
     std::uint64_t retired_before = 0;
-    bool in_run = false;
-    bool orchestration_ended = false;
+    /// phase: the run lifecycle (run_phase.h). Claimed with an acq_rel CAS from Idle or Draining (begin_run,
+    /// register_kernel), which pairs with the release store of the previous holder's last transition, so
+    /// the new holder sees everything the old one wrote; every other transition is a release store by the
+    /// holder. Read (acquire) by any thread: in_run(), refused calls, the destructor.
+    std::atomic<detail::RunPhase> phase{detail::RunPhase::Idle};
+    const void* outer_owned_run = nullptr;  // the thread's t_owned_run before begin_run (another runtime's)
     bool aborted = false;      // a stall aborted this run: what had not started is being cancelled
-    bool draining = false;     // an aborted run ended with kernels still running; begin_run finishes it
     StallReport abort_report;  // the stall that aborted the run
-    std::vector<StallReport> pending_stalls;          // reports of a draining run, for its final report
-    std::vector<std::uint64_t> retired_unsuccessful;  // this run's failed or cancelled tasks that retired
+    std::vector<StallReport> pending_stalls;   // reports of a draining run, for its final report
+    std::vector<TaskId> retired_unsuccessful;  // this run's failed or cancelled tasks that retired, ascending
     std::int64_t run_start_ns = 0;
+    // Quiet-period tracking for prove_deadlock: progress seen last, and since when nothing moved.
+    std::uint64_t quiet_epoch = 0;
+    std::int64_t quiet_since_ns = 0;
+    /// How long nothing must move before the orchestrator quiesces the schedulers to look for a deadlock:
+    /// long enough that a busy run never pays for the quiesce, short enough that a deadlock is reported
+    /// within the 100 ms promised in docs/reliability.md (with the orchestrator's 10 ms waits, about 20 ms
+    /// plus the quiesce on an idle machine; pto-deadlock-latency measures it).
+    static constexpr std::int64_t kDeadlockQuietNs = 10'000'000;
     std::int64_t orchestration_ns = 0;
     detail::CompletionContext orchestrator_ctx;
     std::uint64_t orchestrator_finished_published = 0;  // of orchestrator_ctx.counters, in finished_tasks

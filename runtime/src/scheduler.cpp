@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "start_delay.h"
 #include "pto/runtime/detail/throw.h"
+#include "run_phase.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -135,6 +136,7 @@ std::uint64_t Scheduler::next_random() {
 }
 
 void Scheduler::thread_main() {
+    const RuntimeThreadMark mark("a scheduler thread");
     switch (engine_.config.executor) {
         case Executor::Instant:
             loop<Executor::Instant>();

@@ -9,11 +9,30 @@
 namespace pto {
 
 void Runtime::Impl::check_run_open(const char* call) const {
-    if (!in_run) [[unlikely]]
+    // One thread-local compare and one relaxed load of a line this thread wrote last.
+    if (!is_orchestrating()) [[unlikely]]
+        refuse_call(call);
+}
+
+void Runtime::Impl::refuse_call(const char* call) const {
+    detail::check_not_reentrant(call);
+    const detail::RunPhase p = phase.load(std::memory_order_acquire);
+    if (owns_run())
         detail::throw_error(ErrorCode::NoActiveRun,
+                            std::string(call) + " after end_orchestration: the run (from task " +
+                                std::to_string(run_first_id) + ") no longer accepts tasks");
+    if (p == detail::RunPhase::Starting || p == detail::RunPhase::Orchestrating ||
+        p == detail::RunPhase::Ending)
+        detail::throw_error(ErrorCode::RunInProgress,
                             std::string(call) +
-                                " outside a run: call it from the orchestration function "
-                                "given to pto::run (or between Runtime::begin_run and end_run)");
+                                " from a thread that is not the orchestrator of the run in progress on this "
+                                "runtime (" +
+                                std::string(to_string(p)) +
+                                "): only the thread that called pto::run (or begin_run) may submit to it");
+    detail::throw_error(ErrorCode::NoActiveRun,
+                        std::string(call) +
+                            " outside a run: call it from the orchestration function "
+                            "given to pto::run (or between Runtime::begin_run and end_run)");
 }
 
 std::string Runtime::Impl::describe_task(TaskId id, const TaskSpec* spec) const {
@@ -43,6 +62,12 @@ void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id) const {
             detail::throw_error(ErrorCode::InvalidBlockNum,
                                 describe_task(id, &spec) + ": block_num = " + std::to_string(spec.block_num) +
                                     "; it must be in 1.." + std::to_string(kMaxBlockNum));
+        if (spec.core == CoreType::MIX && config.aiv_per_cluster < 2) [[unlikely]]
+            detail::throw_error(ErrorCode::InvalidArgument,
+                                describe_task(id, &spec) +
+                                    ": a MIX task runs one AIC and two AIV lanes of one cluster, but "
+                                    "RuntimeConfig::aiv_per_cluster = " +
+                                    std::to_string(config.aiv_per_cluster));
         const int lanes = spec.core == CoreType::MIX ? 3 : 1;
         if (config.executor != Executor::Instant) {
             for (int l = 0; l < lanes; ++l) {
@@ -74,6 +99,14 @@ void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id) const {
             detail::throw_error(ErrorCode::InvalidTensor, describe_task(id, &spec) + ": tensor argument " +
                                                               std::to_string(i) + " has rank " +
                                                               std::to_string(a.view.ndim));
+        // OR of the strides: one sign test for the whole view.
+        std::int64_t stride_bits = 0;
+        for (int d = 0; d < a.view.ndim; ++d)
+            stride_bits |= a.view.strides[d];
+        if (stride_bits < 0) [[unlikely]]
+            detail::throw_error(ErrorCode::InvalidTensor, describe_task(id, &spec) + ": tensor argument " +
+                                                              std::to_string(i) +
+                                                              " has a negative stride; strides are >= 0");
         if (a.view.base == nullptr) {
             if (a.direction != Direction::Out) [[unlikely]]
                 detail::throw_error(ErrorCode::InvalidTensor,

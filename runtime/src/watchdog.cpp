@@ -75,16 +75,16 @@ StallReport classify_stall(const StallFacts& f) {
     } else if (unfinished > 0) {
         r.kind = StallKind::DependencyDeadlock;
         r.tasks = to_task_ids(f.unfinished);
-        detail =
-            std::to_string(unfinished) +
-            " task(s) unfinished but neither ready nor running while the orchestrator waits: a dependency "
-            "that can never be released (a runtime bug; the oldest are listed)";
+        detail = std::to_string(unfinished) +
+                 " task(s) unfinished but neither ready nor running while the orchestrator waits: a "
+                 "dependency that can never be released. " +
+                 std::string(kDeadlockCauses);
     } else {
         r.kind = StallKind::DependencyDeadlock;
         r.tasks = {TaskId{f.oldest_unretired}};
-        detail =
-            "every submitted task finished, but task " + std::to_string(f.oldest_unretired) +
-            " does not retire while the orchestrator waits for it (a reference never dropped: a runtime bug)";
+        detail = "every submitted task finished, but task " + std::to_string(f.oldest_unretired) +
+                 " does not retire while the orchestrator waits for it (a reference never dropped). " +
+                 std::string(kDeadlockCauses);
     }
     // Appended piecewise: GCC 12 reports a false -Wrestrict on chains of operator+ here.
     r.message = "stall: ";
@@ -157,6 +157,20 @@ void Watchdog::mark_aborted() {
     aborted_kind_ = episode_kind_;
     if (latest_) latest_->aborted_run = true;
     if (episode_filed_) reports_[*episode_filed_].aborted_run = true;
+}
+
+void Watchdog::file_proven(StallReport r) {
+    std::lock_guard lock(mutex_);
+    r.at_ns = steady_ns() - run_start_ns_;
+    logger().warn("{}", r.message);
+    episode_kind_ = r.kind;
+    episode_filed_.reset();
+    if (reports_.size() < kMaxStallReports) {
+        episode_filed_ = reports_.size();
+        reports_.push_back(r);
+    }
+    latest_ = std::move(r);
+    stalled_.store(true, std::memory_order_release);
 }
 
 std::vector<StallReport> Watchdog::take_reports() {

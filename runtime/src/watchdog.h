@@ -32,6 +32,15 @@ struct StallFacts {
 };
 
 inline constexpr std::size_t kMaxStuckIds = 16;
+
+/// kDeadlockCauses: what a dependency deadlock report suggests, the user-side causes the runtime can see or
+/// suspect first, a runtime bug last.
+inline constexpr const char* kDeadlockCauses =
+    "Likely causes, most likely first: a static Template (or its Bindings) destroyed while instances of it "
+    "were still in flight; producer and consumer offset tables given to Runtime::submit_instance that "
+    "disagree (a node waiting for a producer that never names it as a consumer); a kernel or another "
+    "thread that called the task-level API of this runtime (refused since, but raw Runtime::Impl use "
+    "bypasses it); only if none applies, a runtime bug (report it with the stuck task ids)";
 inline constexpr std::size_t kMaxStallReports = 16;
 
 /// classify_stall: the stall class and report for `facts` (no progress for facts.timeout_ms). Decision
@@ -67,6 +76,10 @@ class Watchdog {
     /// mark_aborted: the orchestrator aborted the run because of the ongoing stall; the report that
     /// caused it says so, and further diagnoses of the same class are not filed again.
     void mark_aborted();
+    /// file_proven: files a diagnosis the orchestrator proved itself (a deadlock seen with the schedulers
+    /// quiesced), without waiting for a timeout: logged, reported, and stalled() from now on, as if the
+    /// watchdog thread had classified it (orchestrator thread; works with stall_timeout_ms = 0 too).
+    void file_proven(StallReport report);
     /// take_reports: the reports filed since the run was armed, oldest first (orchestrator thread).
     [[nodiscard]] std::vector<StallReport> take_reports();
 

@@ -12,6 +12,8 @@ Args& Args::operator=(const Args& other) {
     block_num_ = other.block_num_;
     dep_count_ = other.dep_count_;
     requested_tensors_ = other.requested_tensors_;
+    null_view_ = other.null_view_;
+    null_deps_ = other.null_deps_;
     deps_set_ = other.deps_set_;
     deps_twice_ = other.deps_twice_;
     too_many_ = other.too_many_;
@@ -53,6 +55,15 @@ Args& Args::set_dependencies(const TaskId* ids, std::uint32_t n) {
         deps_ = nullptr;
         dep_count_ = 0;
         deps_set_ = false;
+        null_deps_ = false;
+        return *this;
+    }
+    if (ids == nullptr) [[unlikely]] {
+        // Kept as an error for the submit (the builder cannot throw a task-naming error itself).
+        null_deps_ = true;
+        deps_ = nullptr;
+        dep_count_ = 0;
+        deps_set_ = true;
         return *this;
     }
     if (deps_set_) deps_twice_ = true;

@@ -1,6 +1,7 @@
 // Orchestrator run lifecycle, the thread-local current run, and scopes (SPEC §3): AUTO/MANUAL nesting rules
 // and dropping a scope's references when it ends.
 #include <cstdlib>
+#include <new>
 #include <string>
 
 #include "orchestrator_state.h"
@@ -10,6 +11,8 @@ namespace pto {
 namespace {
 
 thread_local Orchestrator::State* t_current = nullptr;
+/// Runs begun on this thread, so a ScopeGuard can tell its own run from a later one.
+thread_local std::uint64_t t_run_serial = 0;
 
 /// checker_mode: RuntimeConfig::check_dependencies, unless PTO_CHECK_DEPS names another mode.
 DependencyCheck checker_mode(const RuntimeConfig& config) {
@@ -29,10 +32,12 @@ Orchestrator::State* current_state() {
 }
 
 Orchestrator::State& require_state(const char* call) {
-    if (t_current == nullptr) [[unlikely]]
+    if (t_current == nullptr) [[unlikely]] {
+        check_not_reentrant(call);
         throw_error(ErrorCode::NoActiveRun, std::string(call) +
                                                 " outside a run: call it from inside the orchestration "
                                                 "function given to pto::run or Orchestrator::run");
+    }
     return *t_current;
 }
 
@@ -49,10 +54,23 @@ Orchestrator::State::State(Runtime& rt) : runtime(rt) {
     deps.reserve(1024);
 }
 
+void Orchestrator::State::create_tensormap() {
+    const std::uint32_t entries = runtime.config().tensormap_entries;
+    try {
+        map = std::make_unique<TensorMap>(entries);
+    } catch (const std::bad_alloc&) {
+        detail::throw_error(
+            ErrorCode::InvalidConfig,
+            "RuntimeConfig::tensormap_entries = " + std::to_string(entries) +
+                ": the tensormap for AUTO scopes could not be allocated (std::bad_alloc); lower it");
+    }
+}
+
 Orchestrator::Orchestrator(Runtime& runtime) : runtime_(runtime), state_(std::make_unique<State>(runtime)) {}
 Orchestrator::~Orchestrator() = default;
 
 void Orchestrator::begin() {
+    detail::check_not_reentrant("pto::run");
     if (t_current != nullptr) [[unlikely]]
         detail::throw_error(ErrorCode::RunInProgress,
                             "a run is already open on this thread; orchestration functions do not nest");
@@ -67,6 +85,7 @@ void Orchestrator::begin() {
     if (state_->map) state_->map->clear();
     state_->stats = &runtime_.orchestrator_stats();
     state_->is_profiling = runtime_.is_profiling();
+    state_->run_serial = ++t_run_serial;
     t_current = state_.get();
 }
 
@@ -128,12 +147,17 @@ ScopeGuard::ScopeGuard(ScopeMode mode) {
                 "never enter the tensormap; use PTO2_SCOPE(MANUAL) here or close the outer scope");
     }
     s.scopes.push_back(Orchestrator::State::ScopeFrame{mode, s.runtime.next_task_id()});
+    run_serial_ = s.run_serial;
+    depth_ = static_cast<std::uint32_t>(s.scopes.size());
 }
 
 ScopeGuard::~ScopeGuard() {
     Orchestrator::State* s = detail::current_state();
-    // A run that ended abnormally may have uninstalled the state already; nothing is held then.
-    if (s == nullptr || s->scopes.empty()) return;
+    // A run that ended abnormally may have uninstalled the state already; nothing is held then. A guard
+    // that outlived its run (leaked, or destroyed out of order) must not close a scope it did not open:
+    // the run's end released its tasks already.
+    if (s == nullptr || s->run_serial != run_serial_ || s->scopes.size() != depth_) [[unlikely]]
+        return;
     const Orchestrator::State::ScopeFrame frame = s->scopes.back();
     s->scopes.pop_back();
     // Tasks of inner scopes were released when those ended; release_scope skips them.

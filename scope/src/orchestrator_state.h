@@ -36,6 +36,9 @@ struct Orchestrator::State {
     std::array<TensorMap::Access, kMaxTensorArgs> accesses;
     std::uint32_t prepared_mask = 0;
     std::uint32_t prepared_count = 0;
+    /// run_serial: this thread's run counter when the current run began (ScopeGuard checks that the scope
+    /// it closes belongs to this run).
+    std::uint64_t run_serial = 0;
     bool is_profiling = false;  // RuntimeConfig::profile_orchestrator of the current run
     /// The dependency checker of the current run; null when it is off, so the submit path pays one
     /// predictable branch.
@@ -43,19 +46,24 @@ struct Orchestrator::State {
 
     TensorMap& tensormap() {
         if (!map) [[unlikely]]
-            map = std::make_unique<TensorMap>(runtime.config().tensormap_entries);
+            create_tensormap();
         return *map;
     }
+    /// create_tensormap: the first AUTO submit's; InvalidConfig naming tensormap_entries if it cannot be
+    /// allocated.
+    void create_tensormap();
     [[nodiscard]] bool is_discovering() const {
         return scopes.empty() || scopes.back().mode == ScopeMode::Auto;
     }
-    /// map_watermark: entries of tasks below it are ignored by lookups. Normally the retirement watermark;
-    /// with the checker on, the checker's horizon, so what the tensormap finds does not depend on how far
-    /// retirement happened to get (edges to retired producers are then skipped by the runtime).
-    [[nodiscard]] TaskId map_watermark() const {
+    /// map_watermark: what the tensormap treats as retired. Normally the runtime's retirement; with the
+    /// checker on, only tasks below the checker's horizon count as gone, so what the tensormap finds does
+    /// not depend on how far retirement happened to get (edges to producers that already retired are then
+    /// skipped by the runtime, or cancel the consumer if the producer failed).
+    [[nodiscard]] RetiredTasks map_watermark() const {
+        RetiredTasks retired = runtime.retired();
         if (checker != nullptr) [[unlikely]]
-            return checker->horizon(runtime.next_task_id());
-        return runtime.retired_before();
+            retired.before = checker->horizon(runtime.next_task_id());
+        return retired;
     }
     /// describe_scope: "MANUAL scope at depth 2", for the checker's messages.
     [[nodiscard]] std::string describe_scope() const;

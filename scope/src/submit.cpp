@@ -36,6 +36,14 @@ std::string describe_task(const Orchestrator::State& s, const TaskSpec& spec) {
 
 [[noreturn]] void throw_args_misuse(const Orchestrator::State& s, const Args& args, const TaskSpec& spec) {
     const std::string task = describe_task(s, spec);
+    if (args.has_null_dependencies())
+        detail::throw_error(ErrorCode::InvalidDependency,
+                            task + ": set_dependencies was given a null array with a non-zero count");
+    if (args.null_view_index() != 0)
+        detail::throw_error(ErrorCode::InvalidTensor,
+                            task + ": tensor argument " + std::to_string(args.null_view_index() - 1) +
+                                " is a view without a buffer (null data pointer); for an output the runtime "
+                                "should allocate, pass a TensorCreateInfo to Args::output");
     if (args.has_dependencies_set_twice())
         detail::throw_error(ErrorCode::DependenciesAlreadySet,
                             task +
@@ -53,7 +61,7 @@ std::string describe_task(const Orchestrator::State& s, const TaskSpec& spec) {
 void prepare_and_find(Orchestrator::State& s, std::span<const TensorArg> tensors, std::vector<TaskId>& out) {
     const std::int64_t t0 = s.is_profiling ? steady_ns() : 0;
     TensorMap& map = s.tensormap();
-    const TaskId retired = s.map_watermark();
+    const RetiredTasks retired = s.map_watermark();
     std::uint32_t mask = 0;
     std::uint32_t lookups = 0;
     for (std::uint32_t i = 0; i < tensors.size(); ++i) {
@@ -79,14 +87,14 @@ void record_prepared(Orchestrator::State& s, TaskId id) {
     Runtime& rt = s.runtime;
     TensorMap& map = s.tensormap();
     // Only wait_for_retirement advances the watermark on this thread.
-    TaskId retired = s.map_watermark();
+    RetiredTasks retired = s.map_watermark();
     for (std::uint32_t mask = s.prepared_mask; mask != 0; mask &= mask - 1) {
         const TensorMap::Access& access = s.accesses[static_cast<std::size_t>(std::countr_zero(mask))];
         while (!map.try_record(access, id, retired))
             [[unlikely]] {
                 ++s.stats->tensormap_waits;
                 rt.wait_for_retirement("tensormap_entries");
-                retired = rt.retired_before();
+                retired = rt.retired();
             }
     }
     s.stats->tensormap_inserts += s.prepared_count;
@@ -100,7 +108,7 @@ void find_producers(Orchestrator::State& s, std::span<const TensorArg> tensors, 
     const bool profile = rt.is_profiling();
     const std::int64_t t0 = profile ? steady_ns() : 0;
     TensorMap& map = s.tensormap();
-    const TaskId retired = s.map_watermark();
+    const RetiredTasks retired = s.map_watermark();
     TensorMap::Access access;
     for (const TensorArg& a : tensors) {
         if (!a.view.is_tracked || a.view.base == nullptr) continue;
@@ -124,12 +132,12 @@ void record(Orchestrator::State& s, std::span<const TensorArg> tensors, TaskId i
         map.prepare(a.view, a.direction, access);
         // The first try keeps entries down to the checker's horizon when it is on; after a wait only
         // retirement can free entries.
-        TaskId watermark = s.map_watermark();
+        RetiredTasks watermark = s.map_watermark();
         while (!map.try_record(access, id, watermark))
             [[unlikely]] {
                 ++s.stats->tensormap_waits;
                 rt.wait_for_retirement("tensormap_entries");
-                watermark = rt.retired_before();
+                watermark = rt.retired();
             }
         ++s.stats->tensormap_inserts;
     }
@@ -173,7 +181,7 @@ TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0
     spec.block_num = args.block_count();
     spec.tensors = args.tensors();
     spec.scalars = args.scalars();
-    if (args.has_too_many_arguments() || args.has_dependencies_set_twice()) [[unlikely]]
+    if (args.is_malformed()) [[unlikely]]
         throw_args_misuse(s, args, spec);
 
     Runtime& rt = s.runtime;

@@ -46,6 +46,9 @@ struct Prepared {
     std::uint64_t looked_up_at;
     bool has_looked_up;
     bool met_contained;
+    /// The view's creator when the runtime allocated its buffer (0 otherwise): entries of older tasks
+    /// belong to an earlier buffer at the same address and are ignored.
+    std::uint64_t first_task;
     bool is_writer;
     bool is_dense;
 };
@@ -77,20 +80,39 @@ struct TensorMap::Impl {
         pool.release(e);
     }
 
+    /// is_reclaimable: the entry's task retired and succeeded, so no later access can depend on it. An
+    /// entry of a retired task that failed or was cancelled stays: a later access that meets it must be
+    /// cancelled (the runtime does so for a retired unsuccessful producer), which needs its id. It goes
+    /// when a write covering it supersedes it (that writer is cancelled in turn, and its own entry stands
+    /// in for it) or when the map is cleared at the end of the run.
+    static bool is_reclaimable(const detail::Entry& en, const RetiredTasks& retired) {
+        return en.task < retired.before.value && !retired.is_unsuccessful(TaskId{en.task});
+    }
+
     /// Entries are allocated in nondecreasing task order and tasks retire in id order, so the retired
-    /// entries not yet met by a lookup sit at the old end of the age list: amortised O(1) per entry.
-    void reclaim_oldest(std::uint64_t retired_before) {
-        for (std::uint32_t e = pool.oldest(); e != detail::kNoEntry && pool.entry(e).task < retired_before;
-             e = pool.oldest())
+    /// entries not yet met by a lookup sit at the old end of the age list: amortised O(1) per entry. An
+    /// entry of a task that failed or was cancelled is kept (its data is poisoned, see is_reclaimable) and
+    /// moved to the young end, so it does not stop the walk; the walk ends when it meets one it moved.
+    void reclaim_oldest(const RetiredTasks& retired) {
+        std::uint32_t first_kept = detail::kNoEntry;
+        for (std::uint32_t e = pool.oldest();
+             e != detail::kNoEntry && e != first_kept && pool.entry(e).task < retired.before.value;
+             e = pool.oldest()) {
+            if (retired.is_unsuccessful(TaskId{pool.entry(e).task})) [[unlikely]] {
+                if (first_kept == detail::kNoEntry) first_kept = e;
+                pool.touch(e);
+                continue;
+            }
             remove(e);
+        }
     }
 
     /// Cold path for a full pool: finds retired entries anywhere (callers may record out of task order).
-    bool reclaim_anywhere(std::uint64_t retired_before) {
+    bool reclaim_anywhere(const RetiredTasks& retired) {
         bool freed = false;
         for (std::uint32_t e = pool.oldest(); e != detail::kNoEntry;) {
             const std::uint32_t next = pool.younger(e);
-            if (pool.entry(e).task < retired_before) {
+            if (is_reclaimable(pool.entry(e), retired)) {
                 remove(e);
                 freed = true;
             }
@@ -118,20 +140,29 @@ void TensorMap::prepare(const TensorView& view, Direction direction, Access& out
     p->base = reinterpret_cast<std::uintptr_t>(view.base);
     p->is_writer = direction != Direction::In;
     p->is_dense = detail::is_dense(p->shape);
+    p->first_task = view.creator.is_valid() ? view.creator.value : 0;
     p->has_looked_up = false;
     out.is_active_ = true;
 }
 
-void TensorMap::find_producers(Access& access, TaskId retired_before, std::vector<TaskId>& out) {
+void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std::vector<TaskId>& out) {
     if (!access.is_active_) return;
     Prepared& p = *std::launder(reinterpret_cast<Prepared*>(access.storage_));
     Impl& m = *impl_;
     bool met_contained = false;
     auto visit = [&](std::uint32_t e) {
         const detail::Entry& en = m.pool.entry(e);
-        if (en.task < retired_before.value) {
-            m.remove(e);
+        if (en.task < p.first_task) [[unlikely]] {
+            // An access of an earlier buffer the runtime allocated at the same address.
+            if (en.task < retired.before.value) m.remove(e);
             return;
+        }
+        if (en.task < retired.before.value) {
+            if (Impl::is_reclaimable(en, retired)) [[likely]] {
+                m.remove(e);
+                return;
+            }
+            // Kept: reported like a live entry, so the runtime cancels this access's task.
         }
         met_contained = met_contained || (en.lo >= p.shape.first && en.hi <= p.shape.last);
         if (meets(en, m.pool.shape(e), p)) out.push_back(TaskId{en.task});
@@ -144,13 +175,13 @@ void TensorMap::find_producers(Access& access, TaskId retired_before, std::vecto
     p.has_looked_up = true;
 }
 
-bool TensorMap::try_record(const Access& access, TaskId task, TaskId retired_before) {
+bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks& retired) {
     if (!access.is_active_) return true;
     if (!task.is_valid()) [[unlikely]]
         invalid_task();
     const Prepared& p = *std::launder(reinterpret_cast<const Prepared*>(access.storage_));
     Impl& m = *impl_;
-    m.reclaim_oldest(retired_before.value);
+    m.reclaim_oldest(retired);
 
     const bool may_supersede =
         !p.has_looked_up || p.met_contained || !m.index.is_untouched_since(p.base, p.looked_up_at);
@@ -161,7 +192,7 @@ bool TensorMap::try_record(const Access& access, TaskId task, TaskId retired_bef
         std::uint32_t same = detail::kNoEntry;
         auto supersede = [&](std::uint32_t e) {
             const detail::Entry& en = m.pool.entry(e);
-            if (en.task < retired_before.value) {
+            if (Impl::is_reclaimable(en, retired)) {
                 m.remove(e);
             } else if (same == detail::kNoEntry && en.is_writer && en.lo == p.shape.first &&
                        en.hi == p.shape.last && detail::same_layout(m.pool.shape(e), p.shape)) {
@@ -183,7 +214,7 @@ bool TensorMap::try_record(const Access& access, TaskId task, TaskId retired_bef
     // Removing covered entries above only ever makes room, so a false return below has changed nothing.
     std::uint32_t e = m.pool.try_allocate();
     if (e == detail::kNoEntry) [[unlikely]] {
-        if (!m.reclaim_anywhere(retired_before.value)) return false;
+        if (!m.reclaim_anywhere(retired)) return false;
         e = m.pool.try_allocate();
     }
     detail::Entry& en = m.pool.entry(e);
@@ -199,20 +230,21 @@ bool TensorMap::try_record(const Access& access, TaskId task, TaskId retired_bef
     return true;
 }
 
-void TensorMap::find_producers(const TensorView& view, Direction direction, TaskId retired_before,
+void TensorMap::find_producers(const TensorView& view, Direction direction, const RetiredTasks& retired,
                                std::vector<TaskId>& out) {
     Access access;
     prepare(view, direction, access);
-    find_producers(access, retired_before, out);
+    find_producers(access, retired, out);
 }
 
-bool TensorMap::try_record(const TensorView& view, Direction direction, TaskId task, TaskId retired_before) {
+bool TensorMap::try_record(const TensorView& view, Direction direction, TaskId task,
+                           const RetiredTasks& retired) {
     if (!view.is_tracked) return true;
     if (!task.is_valid()) [[unlikely]]
         invalid_task();
     Access access;
     prepare(view, direction, access);
-    return try_record(access, task, retired_before);
+    return try_record(access, task, retired);
 }
 
 void TensorMap::clear() {

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$build/crashes"
 status=0
 summary=()
-for target in orchestration base_data bench_cli; do
+for target in orchestration base_data bench_cli config; do
     exe="$build/tests/fuzz/pto-fuzz-${target//_/-}"
     work="$build/corpus/$target"
     mkdir -p "$work"

@@ -78,7 +78,10 @@ struct RuntimeConfig {
     // ---- Execution --------------------------------------------------------------------------------------
     Executor executor = Executor::Instant;
     OrchestrationMode orchestration = OrchestrationMode::Concurrent;
-    /// Timed executor: wall time = kernel duration_us x timed_scale. Default 1.0; > 0.
+    /// Upper limit of timed_scale: with kernel durations of at most kMaxKernelDurationUs (kernels.h), a
+    /// scaled duration in nanoseconds stays far inside 64 bits.
+    static constexpr double kMaxTimedScale = 1e6;
+    /// Timed executor: wall time = kernel duration_us x timed_scale. Default 1.0; in (0, kMaxTimedScale].
     double timed_scale = 1.0;
     /// Timed executor: each subtask's duration is multiplied by a uniform factor in [1-j, 1+j]. Compute
     /// executor: each kernel starts after a random delay of up to j x duration x timed_scale, to shake the

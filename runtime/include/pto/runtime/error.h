@@ -13,6 +13,7 @@ enum class ErrorCode {
     InvalidConfig,      ///< a RuntimeConfig knob is out of range; the message names the knob
     NoActiveRun,        ///< an orchestration call outside pto::run, or a run started inside another
     RunInProgress,      ///< a second run started on a runtime whose run has not ended
+    ReentrantCall,      ///< a task-level call from inside a kernel or a scheduler thread; names the call
     ScopeNesting,       ///< an AUTO scope opened inside a MANUAL scope
     InvalidDependency,  ///< set_dependencies names a task not yet submitted, from another run, or invalid
     DependenciesAlreadySet,  ///< set_dependencies called twice on one argument set

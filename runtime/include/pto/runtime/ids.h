@@ -2,10 +2,12 @@
 // (SPEC §1). Only the task ring maps a TaskId to a slot; everything else passes ids around.
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <span>
 #include <string_view>
 
 namespace pto {
@@ -27,6 +29,26 @@ struct TaskId {
 
     /// The id `n` submits after this one; what static templates use to address nodes of an instance.
     [[nodiscard]] constexpr TaskId plus(std::uint64_t n) const { return TaskId{value + n}; }
+};
+
+/// RetiredTasks: what the orchestrator knows of retirement: every task below `before` has retired, and
+/// `unsuccessful` lists, in ascending order, the tasks of the current run below `before` that failed or
+/// were cancelled. A consumer of such a task is cancelled even though the task itself is long gone, so
+/// layers that remember accesses (the tensormap) keep those tasks' entries instead of reclaiming them.
+/// A bare watermark converts implicitly (no failures known). The span points into the runtime and is
+/// valid until its next retirement (Runtime::try_retire, wait_for_retirement, submit).
+struct RetiredTasks {
+    TaskId before;
+    std::span<const TaskId> unsuccessful;
+
+    constexpr RetiredTasks(TaskId watermark, std::span<const TaskId> failed = {})  // NOLINT: implicit
+        : before(watermark), unsuccessful(failed) {}
+
+    /// is_unsuccessful: whether retired task `t` failed or was cancelled (a binary search; O(1) while
+    /// nothing failed).
+    [[nodiscard]] bool is_unsuccessful(TaskId t) const {
+        return !unsuccessful.empty() && std::binary_search(unsuccessful.begin(), unsuccessful.end(), t);
+    }
 };
 
 /// FuncId names a kernel in the runtime's kernel table (registered with Runtime::register_kernel).

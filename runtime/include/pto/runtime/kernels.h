@@ -42,10 +42,14 @@ struct KernelContext {
 /// KernelFn: returns 0 on success; a non-zero return or an exception marks the task failed (SPEC §10).
 using KernelFn = int (*)(const KernelContext&);
 
+/// Longest kernel duration register_kernel accepts: one hour, in microseconds.
+inline constexpr double kMaxKernelDurationUs = 3.6e9;
+
 /// KernelInfo: one row of the kernel table.
 struct KernelInfo {
     std::string name;
     /// Mean duration of one subtask on the device, in microseconds (timed executor, virtual-time model).
+    /// Finite, in 0..kMaxKernelDurationUs (register_kernel throws InvalidArgument otherwise).
     double duration_us = 0.0;
     /// The CPU implementation the compute executor calls; may be null for instant and timed runs.
     KernelFn fn = nullptr;

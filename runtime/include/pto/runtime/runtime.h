@@ -106,6 +106,9 @@ class Runtime {
     /// retired_before: every task with a smaller id has retired. Advanced lazily; refresh with
     /// try_retire().
     [[nodiscard]] TaskId retired_before() const;
+    /// retired: retired_before() with the ids of this run's retired tasks that failed or were cancelled,
+    /// for layers that must pass that failure on to later consumers (see RetiredTasks).
+    [[nodiscard]] RetiredTasks retired() const;
     /// try_retire: retires every finished, unreferenced task at the head of the window; returns the new
     /// retired_before(). Never blocks.
     TaskId try_retire();

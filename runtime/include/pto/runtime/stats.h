@@ -55,11 +55,13 @@ struct SchedulerStats {
     }
 };
 
-/// TaskFailure: a task whose kernel failed, with the kernel's message.
+/// TaskFailure: a task whose kernel failed, with the first failing subtask's message and how many of its
+/// subtasks (blocks, MIX lanes) failed.
 struct TaskFailure {
     TaskId task;
     std::string kernel;
     std::string message;
+    std::uint32_t failed_subtasks = 1;
 };
 
 /// StallKind: why the watchdog saw no progress for RuntimeConfig::stall_timeout_ms (SPEC §10).
@@ -123,7 +125,7 @@ struct RunReport {
     std::int64_t start_steady_ns = 0;
     OrchestratorStats orchestrator;
     std::vector<SchedulerStats> schedulers;
-    std::vector<TaskFailure> failures;  ///< first failures, in the order observed (at most 16 kept)
+    std::vector<TaskFailure> failures;  ///< first failed tasks, one entry each, in the order observed (at most 16)
     std::vector<StallReport> stalls;    ///< watchdog reports, in the order diagnosed (at most 16 kept)
     bool aborted = false;               ///< a stall aborted the run: what had not started was cancelled
     /// Dependency checker (RuntimeConfig::check_dependencies): hazards left unordered, and declared kernel

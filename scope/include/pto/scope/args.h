@@ -54,7 +54,8 @@ class Args {
     }
     /// set_dependencies: explicit producers, on top of any the tensormap finds. The array must stay valid
     /// until the submit call. Once per Args: a second call with n > 0 is reported by the submit
-    /// (DependenciesAlreadySet); n = 0 clears the list and allows setting it again.
+    /// (DependenciesAlreadySet); n = 0 clears the list and allows setting it again. A null `ids` with
+    /// n > 0 is reported by the submit (InvalidDependency).
     Args& set_dependencies(const TaskId* ids, std::uint32_t n);
     Args& set_dependencies(std::span<const TaskId> ids) {
         return set_dependencies(ids.data(), static_cast<std::uint32_t>(ids.size()));
@@ -68,6 +69,15 @@ class Args {
     [[nodiscard]] std::span<const TaskId> dependencies() const { return {deps_, dep_count_}; }
     [[nodiscard]] bool has_too_many_arguments() const { return too_many_; }
     [[nodiscard]] bool has_dependencies_set_twice() const { return deps_twice_; }
+    /// has_null_dependencies: set_dependencies(nullptr, n > 0) was called (the submit refuses it).
+    [[nodiscard]] bool has_null_dependencies() const { return null_deps_; }
+    /// null_view_index: 1 + the index of the first tensor argument whose view has no buffer (a null data
+    /// pointer), 0 if none: the submit refuses it rather than treat it as a buffer to allocate.
+    [[nodiscard]] std::uint32_t null_view_index() const { return null_view_; }
+    /// is_malformed: any of the misuses above, or too many arguments (one test on the submit path).
+    [[nodiscard]] bool is_malformed() const {
+        return too_many_ || deps_twice_ || null_deps_ || null_view_ != 0;
+    }
     /// requested_tensors: how many tensor arguments were asked for, kept ones and dropped ones (for the
     /// TooManyArguments message).
     [[nodiscard]] std::uint32_t requested_tensors() const { return requested_tensors_; }
@@ -79,6 +89,8 @@ class Args {
             too_many_ = true;
             return *this;
         }
+        if (view.base == nullptr && null_view_ == 0) [[unlikely]]
+            null_view_ = tensor_count_ + 1;
         new (tensor_data() + tensor_count_) TensorArg{view, direction};
         ++tensor_count_;
         return *this;
@@ -93,7 +105,9 @@ class Args {
     std::uint32_t block_num_ = 1;
     std::uint32_t dep_count_ = 0;
     std::uint32_t requested_tensors_ = 0;
+    std::uint32_t null_view_ = 0;
     bool deps_set_ = false;
+    bool null_deps_ = false;
     bool deps_twice_ = false;
     bool too_many_ = false;
     const TaskId* deps_ = nullptr;

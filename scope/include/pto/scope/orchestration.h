@@ -167,6 +167,8 @@ class ScopeGuard {
     bool enter_once() { return !entered_ && (entered_ = true); }
 
   private:
+    std::uint64_t run_serial_ = 0;  // the run (per thread) and depth of the scope this guard opened
+    std::uint32_t depth_ = 0;
     bool entered_ = false;
 };
 

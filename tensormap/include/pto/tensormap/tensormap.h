@@ -19,22 +19,25 @@ namespace pto {
 /// costs O(views overlapping the query) and does not grow with the number of live views of the same buffer
 /// that do not overlap it, tiles of one matrix included (exception: views whose linear ranges interleave
 /// without a common row window, such as the full-height columns of one matrix, are told apart exactly but
-/// each is examined; docs/design/tensormap.md). Entries of tasks that retired are invalid; they are
-/// skipped and reclaimed lazily (when a lookup meets them, and oldest-first on every record), so the caller
-/// passes its retirement watermark. Nothing allocates after construction.
+/// each is examined; docs/design/tensormap.md). Entries of tasks that retired successfully are invalid;
+/// they are skipped and reclaimed lazily (when a lookup meets them, and oldest-first on every record), so
+/// the caller passes what has retired (RetiredTasks, usually Runtime::retired()). Entries of retired tasks
+/// that failed or were cancelled stay and are still reported, so whoever later reads, overwrites or
+/// writes after reading their data is cancelled, however long ago they retired; a covering write
+/// supersedes them, clear() drops them. Nothing allocates after construction.
 ///
 /// Each access is normalised once (prepare) and then looked up before the task is submitted and recorded
 /// after; a task's accesses are all looked up before any is recorded (a write must not find itself):
 ///
 ///     map.prepare(view, Direction::In, access);                              // per tensor argument
-///     map.find_producers(access, rt.retired_before(), deps);                 // every argument, then
+///     map.find_producers(access, rt.retired(), deps);                        // every argument, then
 ///     TaskId id = rt.submit(spec, deps, true);
-///     while (!map.try_record(access, id, rt.retired_before())) rt.wait_for_retirement(...);
+///     while (!map.try_record(access, id, rt.retired())) rt.wait_for_retirement(...);
 class TensorMap {
   public:
     /// Access: one tensor argument in the map's normal form (its buffer, element set and row window),
     /// filled by prepare and read by find_producers and try_record, so a view is normalised once per
-    /// submit. A plain value: copyable, no heap, 168 bytes.
+    /// submit. A plain value: copyable, no heap, 176 bytes.
     class Access {
       public:
         Access() = default;
@@ -43,7 +46,7 @@ class TensorMap {
 
       private:
         friend class TensorMap;
-        alignas(8) std::byte storage_[160];
+        alignas(8) std::byte storage_[168];
         bool is_active_ = false;
     };
 
@@ -62,25 +65,27 @@ class TensorMap {
 
     /// find_producers: appends to `out` the tasks the access must wait for: In -> overlapping writers
     /// (RAW); Out -> overlapping writers and readers (WAW, WAR); InOut -> both. Ignores entries of tasks
-    /// below `retired_before` (and drops those it meets). May append an id more than once, and may report
-    /// a writer whose overlapping part a later write replaced only partly (conservative: the later writer
-    /// depends on it anyway). Notes in `access` what the lookup saw, which lets try_record skip work. An
-    /// inactive access finds nothing.
-    void find_producers(Access& access, TaskId retired_before, std::vector<TaskId>& out);
+    /// that retired successfully (and drops those it meets), and, for a view with a creator (a buffer the
+    /// runtime allocated), entries of tasks older than the creator (an earlier buffer at that address).
+    /// Reports entries of retired tasks that failed or were cancelled like live ones. May append an id more
+    /// than once, and may report a writer whose overlapping part a later write replaced only partly
+    /// (conservative: the later writer depends on it anyway). Notes in `access` what the lookup saw, which
+    /// lets try_record skip work. An inactive access finds nothing.
+    void find_producers(Access& access, const RetiredTasks& retired, std::vector<TaskId>& out);
 
     /// try_record: records that `task` performs the access, after find_producers for it (and for the
     /// task's other accesses; without a lookup it is still correct, only slower). A write (Out, InOut)
     /// supersedes the entries it provably covers (view_covers), which the new entry stands in for; partly
     /// covered entries stay. Returns false, recording nothing, when no entry is free even after reclaiming
-    /// entries of tasks below `retired_before`; the caller then waits for retirement and retries. An inactive
-    /// access records nothing and returns true. Throws InvalidArgument for an invalid `task`.
-    bool try_record(const Access& access, TaskId task, TaskId retired_before);
+    /// entries of tasks that retired successfully; the caller then waits for retirement and retries. An
+    /// inactive access records nothing and returns true. Throws InvalidArgument for an invalid `task`.
+    bool try_record(const Access& access, TaskId task, const RetiredTasks& retired);
 
     /// find_producers / try_record on a view: prepare, then the call above (two normalisations when both
     /// are used for one access; the scope layer prepares once).
-    void find_producers(const TensorView& view, Direction direction, TaskId retired_before,
+    void find_producers(const TensorView& view, Direction direction, const RetiredTasks& retired,
                         std::vector<TaskId>& out);
-    bool try_record(const TensorView& view, Direction direction, TaskId task, TaskId retired_before);
+    bool try_record(const TensorView& view, Direction direction, TaskId task, const RetiredTasks& retired);
 
     /// clear: forgets every entry (at the end of a run). O(live entries), a few nanoseconds each.
     void clear();

@@ -11,6 +11,12 @@ namespace pto::detail {
 /// throw_error: throws Error{code, message}; [[noreturn]] and never inlined into callers.
 [[noreturn]] void throw_error(ErrorCode code, std::string message);
 
+/// check_not_reentrant: throws ReentrantCall naming `call` when the calling thread belongs to a runtime (a
+/// scheduler thread, or a compute worker inside a kernel): task-level calls from there would wait on the
+/// very run that is calling them. One thread-local load; every layer's entry points call it on their
+/// cold path.
+void check_not_reentrant(const char* call);
+
 }  // namespace pto::detail
 
 // PTO_ASSERT: internal invariants (our bugs, not misuse). On in Debug and sanitizer builds.

@@ -1,0 +1,83 @@
+// Proving a dependency deadlock without a timeout: while the orchestrator waits (end_run, or back-pressure
+// in wait_for_retirement) and nothing has moved for a moment, it quiesces the schedulers and looks. If no
+// core runs a subtask, no task is queued, and yet tasks are unfinished (or the oldest task does not
+// retire), nothing in the runtime can ever release them: every producer is an earlier, submitted task and
+// only completions release consumers or drop references. That is reported at once, whatever
+// stall_timeout_ms is; the watchdog's timeout stays for what cannot be proven (a kernel running long).
+#include <string>
+#include <vector>
+
+#include "clock.h"
+#include "runtime_impl.h"
+
+namespace pto {
+
+bool Runtime::Impl::should_check_deadlock() {
+    // Relaxed: a stale value only delays or repeats one check, which decides under quiescence.
+    const std::uint64_t epoch = engine.progress_epoch.load(std::memory_order_relaxed) +
+                                engine.finished_tasks.load(std::memory_order_relaxed) + retired_before;
+    const std::int64_t now = detail::steady_ns();
+    if (epoch != quiet_epoch) {
+        quiet_epoch = epoch;
+        quiet_since_ns = now;
+        return false;
+    }
+    if (now - quiet_since_ns < kDeadlockQuietNs) return false;
+    quiet_since_ns = now;  // at most one check per quiet period
+    for (auto& s : schedulers)
+        if (s->busy_cores() != 0) return false;
+    return engine.ready.all_empty();
+}
+
+bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
+    if (aborted || !should_check_deadlock()) return false;
+    const bool was_dispatching = engine.dispatch_enabled.load(std::memory_order_relaxed);
+    if (!was_dispatching) return false;  // serial mode before the orchestration ended: nothing could run
+    quiesce_schedulers();
+    bool idle = engine.ready.all_empty();
+    for (auto& s : schedulers)
+        idle = idle && !s->has_unfinished_cores();
+    std::vector<TaskId> stuck;
+    std::uint64_t unfinished = 0;
+    if (idle) {
+        for (std::uint64_t id = retired_before; id < next_id; ++id) {
+            const std::uint32_t slot = static_cast<std::uint32_t>(id) & engine.window_mask;
+            if (detail::link_is_closed(engine.slots[slot].link.load(std::memory_order_acquire))) continue;
+            ++unfinished;
+            if (stuck.size() < detail::kMaxStuckIds) stuck.push_back(TaskId{id});
+        }
+    }
+    // With every task finished, the oldest one not retiring is a reference nobody will drop (only
+    // completions drop them); a scope hold is diagnosed separately (CapacityDeadlock) before this.
+    bool unretirable = false;
+    if (idle && unfinished == 0 && retired_before < next_id) {
+        try_retire();
+        const std::uint32_t oldest = static_cast<std::uint32_t>(retired_before) & engine.window_mask;
+        unretirable = retired_before < next_id && !books[oldest].scope_held &&
+                      detail::link_refs(engine.slots[oldest].link.load(std::memory_order_acquire)) != 0;
+        if (unretirable) stuck.push_back(TaskId{retired_before});
+    }
+    resume_dispatch();
+    if (!idle || (unfinished == 0 && !unretirable)) return false;
+
+    StallReport r;
+    r.kind = StallKind::DependencyDeadlock;
+    r.tasks = stuck;
+    r.message = "dependency deadlock, proven without waiting for RuntimeConfig::stall_timeout_ms: ";
+    if (unfinished > 0)
+        r.message += std::to_string(unfinished) +
+                     " task(s) unfinished, none ready or running, while the orchestrator waits in " +
+                     std::string(waiting_for) + ": nothing can ever release them. ";
+    else
+        r.message += "every task finished, but task " + std::to_string(retired_before) +
+                     " holds a reference nobody will drop, while the orchestrator waits in " +
+                     std::string(waiting_for) + ". ";
+    r.message += detail::kDeadlockCauses;
+    r.message += "; stuck task ids:";
+    for (TaskId id : stuck)
+        r.message += " " + std::to_string(id.value);
+    watchdog->file_proven(std::move(r));
+    return true;
+}
+
+}  // namespace pto
