@@ -20,10 +20,14 @@ bool Runtime::Impl::should_check_deadlock() {
     if (epoch != quiet_epoch) {
         quiet_epoch = epoch;
         quiet_since_ns = now;
+        quiet_checked = false;
         return false;
     }
-    if (now - quiet_since_ns < kDeadlockQuietNs) return false;
-    quiet_since_ns = now;  // at most one check per quiet period
+    // At most one check per quiet period: a deadlock can only begin with progress (the last running
+    // task finishing), which starts a new period. Checking again without progress would only quiesce the
+    // schedulers over and over, and a slow machine could then starve them of passes.
+    if (quiet_checked || now - quiet_since_ns < kDeadlockQuietNs) return false;
+    quiet_checked = true;
     for (auto& s : schedulers)
         if (s->busy_cores() != 0) return false;
     return engine.ready.all_empty();

@@ -346,6 +346,10 @@ void Runtime::Impl::settle_run(bool recovering) {
 void Runtime::Impl::abort_run() {
     if (aborted) return;
     aborted = true;
+    // The abort changes what a look finds (nothing may start any more): allow one at once, so a run whose
+    // stuck tasks nothing runs for is reaped now instead of after the grace period.
+    quiet_checked = false;
+    quiet_since_ns = 0;
     watchdog->mark_aborted();
     abort_report = watchdog->latest();
     detail::logger().warn("aborting the run of tasks {}..{}: every task not yet started is cancelled",
@@ -368,9 +372,14 @@ void Runtime::Impl::quiesce_schedulers() {
     const std::uint64_t epoch = engine.quiesce_epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
     for (auto& p : engine.scheduler_parkers)
         p->unpark();
-    for (auto& s : schedulers)
-        while (s->acknowledged_epoch() != epoch)
+    // A scheduler that read the old epoch just before it saw dispatch disabled acknowledges that one and
+    // parks; waking it again lets it acknowledge this one without waiting out its park limit.
+    for (std::size_t i = 0; i < schedulers.size(); ++i) {
+        while (schedulers[i]->acknowledged_epoch() != epoch) {
+            engine.scheduler_parkers[i]->unpark();
             std::this_thread::yield();
+        }
+    }
 }
 
 void Runtime::Impl::resume_dispatch() {

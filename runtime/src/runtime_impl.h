@@ -124,6 +124,7 @@ struct Runtime::Impl {
     // Quiet-period tracking for prove_deadlock: progress seen last, and since when nothing moved.
     std::uint64_t quiet_epoch = 0;
     std::int64_t quiet_since_ns = 0;
+    bool quiet_checked = false;  // prove_deadlock looked during this quiet period already
     /// How long nothing must move before the orchestrator quiesces the schedulers to look for a deadlock:
     /// long enough that a busy run never pays for the quiesce, short enough that a deadlock is reported
     /// within the 100 ms promised in docs/reliability.md (with the orchestrator's 10 ms waits, about 20 ms
