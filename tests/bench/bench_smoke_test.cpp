@@ -108,7 +108,8 @@ TEST_CASE("one Qwen3 tier reports the launch counts of SPEC §6.1", "[bench][smo
 
 TEST_CASE("bad options print the usage and exit with status 2", "[bench][smoke]") {
     const fs::path dir = pto::test::scratch_dir("pto-bench-smoke-usage");
-    for (const char* bad : {"--case nonsense", "--tier 9", "--reps 0", "--no-such-option"}) {
+    for (const char* bad : {"--case nonsense", "--tier 9", "--reps 0", "--no-such-option",
+                            "--base-data base.json --emit-baseline ./base.json"}) {
         INFO(bad);
         CHECK(run_bench(bad, dir / "out.txt") == 2);
         CHECK(pto::test::read_text(dir / "out.txt").find("Usage:") != std::string::npos);
