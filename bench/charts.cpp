@@ -291,6 +291,9 @@ std::string draw_chart(const ChartSpec& spec, double width, double height) {
                      << "</title></circle>\n";
             }
             if (v.low && v.high) {
+                // Lines: whiskers of the series at one category sit side by side, not on top of each other.
+                if (spec.kind == ChartKind::Lines)
+                    x += 5.0 * (static_cast<double>(si) - static_cast<double>(spec.series.size() - 1) / 2.0);
                 const double cap = 4;
                 const bool cut = *v.high > axis.top;
                 const double high = cut ? axis.top : *v.high;
