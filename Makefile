@@ -25,7 +25,7 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The default sweep (SPEC §8: Qwen3 and paged attention), then the synthetic chain and fan-in graphs in
+# The default sweep (docs/bench.md: Qwen3 and paged attention), then the synthetic chain and fan-in graphs in
 # manual and tensormap mode, whose report goes beside the build so bench-results.json stays the sweep's.
 bench: build
 	./$(BUILD)/bench/pto-bench

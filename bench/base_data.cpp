@@ -1,5 +1,6 @@
-// Comparing a pto-bench/1 report with a loaded baseline (SPEC §9): per-result vs_base, the base_data
-// summary, the "vs Base" column, and run_base_data() for the bench's main. Loading is in base_data_load.cpp.
+// Comparing a pto-bench/1 report with a loaded baseline (docs/base-data.md): per-result vs_base, the
+// base_data summary, the "vs Base" column, and run_base_data() for the bench's main. Loading is in
+// base_data_load.cpp.
 #include "base_data.h"
 
 #include "base_data_match.h"
@@ -85,7 +86,8 @@ RecordChoice choose_record(const json& result, const Baseline& baseline, const C
     }
 
     // Keys only: metrics are not looked at until exactly one record is left, so a duplicate record with a
-    // broken metric still makes the result ambiguous instead of silently picking the other (SPEC §9).
+    // broken metric still makes the result ambiguous instead of silently picking the other
+    // (docs/base-data.md).
     const json identity = detail::result_identity(result);
     std::vector<std::size_t> matches;
     for (const std::size_t i : candidates->second) {

@@ -1,5 +1,5 @@
-// pto-bench --base-data and --emit-baseline (SPEC §9): compares a pto-bench/1 report with an external
-// baseline file and writes such files. The bench's main and report printer call only this header.
+// pto-bench --base-data and --emit-baseline (docs/base-data.md): compares a pto-bench/1 report with an
+// external baseline file and writes such files. The bench's main and report printer call only this header.
 #pragma once
 
 #include "scaling_factors.h"

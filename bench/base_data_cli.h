@@ -1,4 +1,4 @@
-// CLI11 wiring of the SPEC §9 options for pto-bench's main: one call registers --base-data,
+// CLI11 wiring of the docs/base-data.md options for pto-bench's main: one call registers --base-data,
 // --emit-baseline, --vendor and --platform into a BaseDataOptions that run_base_data() consumes.
 #pragma once
 

@@ -1,5 +1,6 @@
-// Reading and validating a --base-data baseline file (SPEC §9). Every fault of the file becomes exactly one
-// warning and a disabled Baseline; base_data.cpp then compares, scaling_factors.cpp reads the factor table.
+// Reading and validating a --base-data baseline file (docs/base-data.md). Every fault of the file becomes
+// exactly one warning and a disabled Baseline; base_data.cpp then compares, scaling_factors.cpp reads the
+// factor table.
 #include "base_data.h"
 
 #include "base_data_match.h"
@@ -23,9 +24,10 @@ namespace {
 using nlohmann::json;
 using namespace std::string_view_literals;
 
-// nlohmann refuses a whole document holding a number beyond the double range (1e400). SPEC §9 makes such a
-// metric one unusable value, not a broken file, so the pre-pass below swaps each such token for a string no
-// real file contains (it starts with an escaped NUL) and restore_overflows() turns it into ±infinity.
+// nlohmann refuses a whole document holding a number beyond the double range (1e400). docs/base-data.md makes
+// such a metric one unusable value, not a broken file, so the pre-pass below swaps each such token for a
+// string no real file contains (it starts with an escaped NUL) and restore_overflows() turns it into
+// ±infinity.
 constexpr std::string_view kPositiveOverflowText = R"("\u0000pto-bench-overflow+")";
 constexpr std::string_view kNegativeOverflowText = R"("\u0000pto-bench-overflow-")";
 constexpr std::string_view kPositiveOverflow = "\0pto-bench-overflow+"sv;

@@ -1,5 +1,5 @@
-// The measurement protocol of pto-bench (STYLE §8): warm-up, repeated samples, median / min / max, peak
-// RSS, and the machine description every report carries.
+// The measurement protocol of pto-bench (docs/contributing.md): warm-up, repeated samples, median / min /
+// max, peak RSS, and the machine description every report carries.
 #pragma once
 
 #include <cstdint>

@@ -242,7 +242,8 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
     const Summary e2e = summarize(end_to_end);
     const nlohmann::json tier =
         scenario.tier ? nlohmann::json(examples::to_string(*scenario.tier)) : nlohmann::json(nullptr);
-    // The identity and count fields every result of this scenario carries, ours and each peer's (SPEC §8).
+    // The identity and count fields every result of this scenario carries, ours and each peer's
+    // (docs/bench.md).
     const auto result_for = [&](nlohmann::json peer) {
         return nlohmann::json{
             {"case", to_string(scenario.kind)},

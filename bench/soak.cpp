@@ -1,4 +1,4 @@
-// pto-soak (issue 6, SPEC §10): millions of tasks through small windows with randomly failing compute
+// pto-soak (docs/reliability.md): millions of tasks through small windows with randomly failing compute
 // kernels and random jitter. After every run it checks that nothing was lost (completed + failed +
 // cancelled = submitted) and that the cancelled set is exactly the transitive dependants of the failed
 // tasks, and it reports peak RSS after the first run and at the end. Explicit-dependency runs (windows 16,

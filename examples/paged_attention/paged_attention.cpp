@@ -1,7 +1,7 @@
-// The `paged_attention` program: builds the unrolled paged-attention graph (SPEC §6.2) in schemes A-D,
-// runs it on the chosen executor, and prints per scheme the task and edge counts, the orchestration time
-// per kernel launch and, in compute mode, the golden verdict. Exit status: 0 fine, 1 a golden mismatch or
-// failed run, 2 bad options.
+// The `paged_attention` program: builds the unrolled paged-attention graph (docs/design/reference-graphs.md)
+// in schemes A-D, runs it on the chosen executor, and prints per scheme the task and edge counts, the
+// orchestration time per kernel launch and, in compute mode, the golden verdict. Exit status: 0 fine, 1 a
+// golden mismatch or failed run, 2 bad options.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -203,7 +203,8 @@ int run(const Options& o, const std::vector<Scheme>& schemes, pto::Executor exec
 
 int main(int argc, char** argv) {
     CLI::App app{
-        "Paged attention (unrolled, SPEC §6.2): schemes A (manual scope), B (tensormap), C (static "
+        "Paged attention (unrolled, docs/design/reference-graphs.md): schemes A (manual scope), B "
+        "(tensormap), C (static "
         "templates, manual boundaries) and D (static templates, tensormap boundaries)",
         "paged_attention"};
     Options o;
@@ -211,7 +212,8 @@ int main(int argc, char** argv) {
                    "manual|tensormap|static-manual|static-tensormap|A|B|C|D, a comma-separated list, or all")
         ->capture_default_str();
     app.add_option("--executor", o.executor, "instant|timed|compute")->capture_default_str();
-    app.add_option("--case", o.case_name, "case1 (SPEC Case1) or compute (reduced); default by executor");
+    app.add_option("--case", o.case_name,
+                   "case1 (the full-size Case1) or compute (reduced); default by executor");
     app.add_option("--batch", o.batch, "sequences");
     app.add_option("--num-heads", o.num_heads, "query heads");
     app.add_option("--kv-heads", o.kv_heads, "KV heads");

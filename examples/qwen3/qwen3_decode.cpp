@@ -1,7 +1,7 @@
-// qwen3_decode: builds the Qwen3-14B decode layer (SPEC §6.1) per SPMD tier and scheme (A-D), runs it on
-// the chosen executor and prints launches, framework tasks, subtasks, edges, orchestration time per launch
-// and, in compute mode, the golden verdict. Full shapes at fake addresses for instant/timed; reduced shapes
-// in memory for compute.
+// qwen3_decode: builds the Qwen3-14B decode layer (docs/design/reference-graphs.md) per SPMD tier and scheme
+// (A-D), runs it on the chosen executor and prints launches, framework tasks, subtasks, edges, orchestration
+// time per launch and, in compute mode, the golden verdict. Full shapes at fake addresses for instant/timed;
+// reduced shapes in memory for compute.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -63,7 +63,7 @@ double median(std::vector<std::int64_t> v) {
 
 int main(int argc, char** argv) {
     CLI::App app{
-        "Qwen3-14B decode layer (SPEC 6.1): schemes A (manual), B (tensormap), C (static-manual) and D "
+        "Qwen3-14B decode layer: schemes A (manual), B (tensormap), C (static-manual) and D "
         "(static-tensormap) at five SPMD tiers"};
     Options opt;
     app.add_flag("--non-spmd", opt.tier_flags[0], "tier 0: one launch per chunk");
@@ -163,8 +163,9 @@ int main(int argc, char** argv) {
                     verdict = g.summary();
                     all_ok = all_ok && g.ok;
                 }
-                // Serial runs keep every discovered edge, so all four schemes must agree exactly (SPEC
-                // §6.1): the same launches in the same order and the same kernel edges.
+                // Serial runs keep every discovered edge, so all four schemes must agree exactly
+                // (docs/design/reference-graphs.md): the same launches in the same order and the same kernel
+                // edges.
                 const auto edges = q3::kernel_edges(rt.graph());
                 if (!first_edges) {
                     first_edges = edges;

@@ -19,7 +19,8 @@ std::uint32_t Runtime::Impl::select_producers(TaskId id, std::span<const TaskId>
     for (TaskId p : producers) {
         if (p.value < retired_before) {
             ++stats.edges_to_retired;
-            // A producer that failed or was cancelled cancels its consumers even after it retired (SPEC §10).
+            // A producer that failed or was cancelled cancels its consumers even after it retired
+            // (docs/reliability.md).
             if (RetiredTasks{TaskId{retired_before}, retired_unsuccessful}.is_unsuccessful(p)) [[unlikely]]
                 engine.slots[static_cast<std::uint32_t>(id.value) & mask].outcome.store(
                     Outcome::Cancelled, std::memory_order_relaxed);

@@ -1,5 +1,6 @@
 // Watchdog: a thread that notices a run making no progress for RuntimeConfig::stall_timeout_ms and
-// classifies the stall (SPEC §10) with the stuck task ids, instead of letting the orchestrator hang.
+// classifies the stall (docs/reliability.md) with the stuck task ids, instead of letting the orchestrator
+// hang.
 #pragma once
 
 #include <atomic>

@@ -1,5 +1,5 @@
-// Orchestrator run lifecycle, the thread-local current run, and scopes (SPEC §3): AUTO/MANUAL nesting rules
-// and dropping a scope's references when it ends.
+// Orchestrator run lifecycle, the thread-local current run, and scopes (docs/api.md): AUTO/MANUAL nesting
+// rules and dropping a scope's references when it ends.
 #include <cstdlib>
 #include <new>
 #include <string>

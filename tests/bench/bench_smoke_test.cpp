@@ -1,5 +1,5 @@
-// SPEC §8, conformance: pto-bench runs end to end (a short paged-attention sweep and one Qwen3 tier) and
-// writes a report whose every field is present, typed and consistent; bad options exit with status 2.
+// docs/bench.md, conformance: pto-bench runs end to end (a short paged-attention sweep and one Qwen3 tier)
+// and writes a report whose every field is present, typed and consistent; bad options exit with status 2.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -90,7 +90,7 @@ TEST_CASE("a short paged-attention sweep writes a complete pto-bench/1 report", 
     CHECK(text.find("vs Base") == std::string::npos);  // no baseline, no column
 }
 
-TEST_CASE("one Qwen3 tier reports the launch counts of SPEC §6.1", "[bench][smoke]") {
+TEST_CASE("one Qwen3 tier reports the launch counts of docs/design/reference-graphs.md", "[bench][smoke]") {
     const fs::path dir = pto::test::scratch_dir("pto-bench-smoke-qwen3");
     const fs::path json = dir / "results.json";
     REQUIRE(run_bench("--reps 3 --warmup 1 --case qwen3 --spmd-4 --mode A,B --json " + json.string(),

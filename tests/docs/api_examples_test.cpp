@@ -1,6 +1,7 @@
-// SPEC §2-§5 and §10, conformance: the examples of docs/api.md, compiled and run. Each [snippet:...]
-// region is quoted verbatim by the reference (tests/docs/snippets_test.cpp checks that); the checks after
-// it prove that the example does what the reference says.
+// docs/architecture.md and docs/design/static-graph.md and docs/reliability.md, conformance: the examples of
+// docs/api.md, compiled and run. Each [snippet:...] region is quoted verbatim by the reference
+// (tests/docs/snippets_test.cpp checks that); the checks after it prove that the example does what the
+// reference says.
 #include <catch2/catch.hpp>
 
 #include <array>

@@ -1,6 +1,6 @@
-// SPEC §7, conformance: the virtual-time model on tiny graphs whose timeline is known by hand (chain,
-// fan-out wider than the cores, MIX on a whole cluster, SPMD spread, orchestration- and scheduler-bound
-// cases, window back-pressure, serial mode, dependency-only tasks) and its input validation.
+// docs/design/virtual-time-model.md, conformance: the virtual-time model on tiny graphs whose timeline is
+// known by hand (chain, fan-out wider than the cores, MIX on a whole cluster, SPMD spread, orchestration- and
+// scheduler-bound cases, window back-pressure, serial mode, dependency-only tasks) and its input validation.
 #include <catch2/catch.hpp>
 
 #include <vector>

@@ -1,5 +1,5 @@
-// SPEC §7, conformance: the overhead metric (measure_overhead) on hand-made timelines whose shares are
-// worked out below, including how a waiting MIX block counts for both engines.
+// docs/design/virtual-time-model.md, conformance: the overhead metric (measure_overhead) on hand-made
+// timelines whose shares are worked out below, including how a waiting MIX block counts for both engines.
 #include <catch2/catch.hpp>
 
 #include <string>

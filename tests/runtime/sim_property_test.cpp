@@ -1,6 +1,7 @@
-// SPEC §7, conformance: properties of the virtual-time model on random and recorded graphs: determinism
-// for a seed, dependency order and exactly-once in the simulated timeline, lower bounds below the
-// makespan, sampled durations within their quantiles, and the paged-attention shape of SPEC §6.2.
+// docs/design/virtual-time-model.md, conformance: properties of the virtual-time model on random and recorded
+// graphs: determinism for a seed, dependency order and exactly-once in the simulated timeline, lower bounds
+// below the makespan, sampled durations within their quantiles, and the paged-attention shape of
+// docs/design/reference-graphs.md.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

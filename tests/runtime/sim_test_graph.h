@@ -1,5 +1,6 @@
-// GraphBuilder: hand-made GraphRecords for the virtual-time model and exporter tests (SPEC §7), so each
-// test states its graph in a few lines instead of running the runtime.
+// GraphBuilder: hand-made GraphRecords for the virtual-time model and exporter tests
+// (docs/design/virtual-time-model.md), so each test states its graph in a few lines instead of running the
+// runtime.
 #pragma once
 
 #include <cstdint>

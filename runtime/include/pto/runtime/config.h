@@ -1,5 +1,6 @@
 // RuntimeConfig: the simulated chip (clusters, cores, scheduler threads), every capacity the runtime
-// preallocates at construction, and the executor. Defaults model the a2a3 chip (SPEC §1); a5 is a preset.
+// preallocates at construction, and the executor. Defaults model the a2a3 chip
+// (docs/design/machine-model.md); a5 is a preset.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,7 @@
 
 namespace pto {
 
-/// Executor: what a simulated core does with a subtask (SPEC §2).
+/// Executor: what a simulated core does with a subtask (docs/architecture.md).
 enum class Executor : std::uint8_t {
     Instant,  ///< completes at dispatch: pure scheduling throughput ("Fake Return")
     Timed,    ///< completes once the kernel's duration x timed_scale has passed on the wall clock
@@ -20,7 +21,7 @@ enum class Executor : std::uint8_t {
 /// parse_executor: the executor named by to_string's text, or nullopt.
 [[nodiscard]] std::optional<Executor> parse_executor(std::string_view name);
 
-/// OrchestrationMode: whether scheduling overlaps orchestration (SPEC §2 "serial mode").
+/// OrchestrationMode: whether scheduling overlaps orchestration (docs/architecture.md "serial mode").
 enum class OrchestrationMode : std::uint8_t {
     Concurrent,  ///< schedulers dispatch while the orchestrator submits (the default, the device's mode)
     Serial,      ///< schedulers start once the orchestration function returns; the window must hold the graph

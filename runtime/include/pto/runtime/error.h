@@ -1,5 +1,5 @@
-// pto::Error and the single list of error codes every layer throws (SPEC §3, §10). Messages name the task,
-// scope or capacity knob involved and say what to change.
+// pto::Error and the single list of error codes every layer throws (docs/api.md, docs/reliability.md).
+// Messages name the task, scope or capacity knob involved and say what to change.
 #pragma once
 
 #include <exception>

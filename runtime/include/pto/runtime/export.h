@@ -1,6 +1,6 @@
-// Writers for what a run records (SPEC §2 observability): the subtask timeline as Perfetto / Chrome-trace
-// JSON, the task graph as JSON and DOT, and per-kernel timing statistics. They read GraphRecord and
-// SubtaskRecord (graph.h), from a real run or from the virtual-time model (simulate.h). All cold code.
+// Writers for what a run records (docs/architecture.md observability): the subtask timeline as Perfetto /
+// Chrome-trace JSON, the task graph as JSON and DOT, and per-kernel timing statistics. They read GraphRecord
+// and SubtaskRecord (graph.h), from a real run or from the virtual-time model (simulate.h). All cold code.
 #pragma once
 
 #include <cstdint>

@@ -60,9 +60,9 @@ struct GraphRecord {
     void clear();
 };
 
-/// GraphCounts: a recorded graph in the terms pto-bench and the reference graphs report (SPEC §8). Kernel
-/// edges join two kernel launches of the record; framework edges involve an alloc or dependency-only task,
-/// or a producer outside the record (a task of an earlier run).
+/// GraphCounts: a recorded graph in the terms pto-bench and the reference graphs report (docs/bench.md).
+/// Kernel edges join two kernel launches of the record; framework edges involve an alloc or dependency-only
+/// task, or a producer outside the record (a task of an earlier run).
 struct GraphCounts {
     std::uint64_t kernel_tasks = 0;
     std::uint64_t framework_tasks = 0;

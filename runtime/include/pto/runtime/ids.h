@@ -1,5 +1,6 @@
 // Strong identifier types shared by every layer: TaskId, FuncId and the core types of the machine model
-// (SPEC §1). Only the task ring maps a TaskId to a slot; everything else passes ids around.
+// (docs/design/machine-model.md). Only the task ring maps a TaskId to a slot; everything else passes ids
+// around.
 #pragma once
 
 #include <algorithm>

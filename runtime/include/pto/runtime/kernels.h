@@ -14,7 +14,7 @@ namespace pto {
 
 /// KernelContext: everything one subtask sees. Kernels compute their chunk as chunk_base + block_idx, where
 /// chunk_base is a scalar argument by convention, so one SPMD launch of n blocks and n launches of one block
-/// run the same kernel (SPEC §1).
+/// run the same kernel (docs/design/machine-model.md).
 struct KernelContext {
     std::span<const TensorArg> tensors;
     std::span<const std::uint64_t> scalars;
@@ -39,7 +39,8 @@ struct KernelContext {
     }
 };
 
-/// KernelFn: returns 0 on success; a non-zero return or an exception marks the task failed (SPEC §10).
+/// KernelFn: returns 0 on success; a non-zero return or an exception marks the task failed
+/// (docs/reliability.md).
 using KernelFn = int (*)(const KernelContext&);
 
 /// Longest kernel duration register_kernel accepts: one hour, in microseconds.

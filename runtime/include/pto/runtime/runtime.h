@@ -1,6 +1,6 @@
-// Runtime: the task ring, the scheduler threads over the simulated cores, and the executors (SPEC §2).
-// This is the task-level interface the scope and static_graph layers build on; graph authors normally use
-// pto::run and PTO2_SCOPE from pto/scope/orchestration.h instead of calling it directly.
+// Runtime: the task ring, the scheduler threads over the simulated cores, and the executors
+// (docs/architecture.md). This is the task-level interface the scope and static_graph layers build on; graph
+// authors normally use pto::run and PTO2_SCOPE from pto/scope/orchestration.h instead of calling it directly.
 #pragma once
 
 #include <cstdint>

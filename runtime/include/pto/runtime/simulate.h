@@ -1,6 +1,7 @@
-// The virtual-time a2a3 model (SPEC §7): replays a recorded graph on a virtual clock, single-threaded and
-// deterministic for a seed, with the same dispatch policy as the scheduler threads, and predicts the device
-// timeline, its lower bounds and the scheduling overhead. docs/design/virtual-time-model.md explains it.
+// The virtual-time a2a3 model (docs/design/virtual-time-model.md): replays a recorded graph on a virtual
+// clock, single-threaded and deterministic for a seed, with the same dispatch policy as the scheduler
+// threads, and predicts the device timeline, its lower bounds and the scheduling overhead.
+// docs/design/virtual-time-model.md explains it.
 #pragma once
 
 #include <cstdint>

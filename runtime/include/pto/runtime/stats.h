@@ -16,7 +16,7 @@ struct OrchestratorStats {
     std::uint64_t submits = 0;             ///< tasks of every kind
     std::uint64_t edges_linked = 0;        ///< consumer linked into a running or pending producer's fanout
     std::uint64_t edges_to_completed = 0;  ///< producer already completed: reference kept, no fanin
-    std::uint64_t edges_to_retired = 0;    ///< producer already retired: edge skipped (SPEC §2)
+    std::uint64_t edges_to_retired = 0;    ///< producer already retired: edge skipped (docs/architecture.md)
     std::uint64_t edges_duplicate = 0;     ///< the same producer named twice for one consumer
     std::uint64_t link_flushes = 0;        ///< producers whose staged consumers were spliced (one CAS each)
     std::uint64_t window_waits = 0;        ///< submits that waited for a task slot
@@ -64,7 +64,7 @@ struct TaskFailure {
     std::uint32_t failed_subtasks = 1;
 };
 
-/// StallKind: why the watchdog saw no progress for RuntimeConfig::stall_timeout_ms (SPEC §10).
+/// StallKind: why the watchdog saw no progress for RuntimeConfig::stall_timeout_ms (docs/reliability.md).
 enum class StallKind : std::uint8_t {
     KernelTooLong,       ///< a subtask has been running longer than the timeout
     ReadyNotDispatched,  ///< ready tasks are queued, no core is busy, and no scheduler dispatches them
@@ -125,9 +125,10 @@ struct RunReport {
     std::int64_t start_steady_ns = 0;
     OrchestratorStats orchestrator;
     std::vector<SchedulerStats> schedulers;
-    std::vector<TaskFailure> failures;  ///< first failed tasks, one entry each, in the order observed (at most 16)
-    std::vector<StallReport> stalls;    ///< watchdog reports, in the order diagnosed (at most 16 kept)
-    bool aborted = false;               ///< a stall aborted the run: what had not started was cancelled
+    std::vector<TaskFailure>
+        failures;  ///< first failed tasks, one entry each, in the order observed (at most 16)
+    std::vector<StallReport> stalls;  ///< watchdog reports, in the order diagnosed (at most 16 kept)
+    bool aborted = false;             ///< a stall aborted the run: what had not started was cancelled
     /// Dependency checker (RuntimeConfig::check_dependencies): hazards left unordered, and declared kernel
     /// edges that order no hazard. Filled in the report pto::run / Orchestrator::run returns; the first
     /// 256 findings are kept in `dependency_findings`.

@@ -1,4 +1,4 @@
-// Args: the argument list of one submit (SPEC §3): tensors with their direction, scalars, block_num and
+// Args: the argument list of one submit (docs/api.md): tensors with their direction, scalars, block_num and
 // explicit dependencies. A plain value built on the orchestrator's stack; nothing allocates.
 #pragma once
 

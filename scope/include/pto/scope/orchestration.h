@@ -1,4 +1,4 @@
-// The orchestration API graph authors write against (SPEC §3): pto::run, PTO2_SCOPE / PTO2_SCOPE(MANUAL),
+// The orchestration API graph authors write against (docs/api.md): pto::run, PTO2_SCOPE / PTO2_SCOPE(MANUAL),
 // submit calls per core type, dependency-only tasks, alloc_tensors, and the TaskHandle they return.
 #pragma once
 

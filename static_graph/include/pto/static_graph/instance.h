@@ -1,6 +1,7 @@
-// Instantiating static templates (SPEC §5): Bindings holds one instance's tensors, scalars and manual
-// boundary producers in a workspace allocated once per Bindings; instantiate() stamps the template out as
-// one contiguous id range with no edge discovery; Instance addresses the result by template-relative index.
+// Instantiating static templates (docs/design/static-graph.md): Bindings holds one instance's tensors,
+// scalars and manual boundary producers in a workspace allocated once per Bindings; instantiate() stamps the
+// template out as one contiguous id range with no edge discovery; Instance addresses the result by
+// template-relative index.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// Static-subgraph templates (SPEC §5): TemplateBuilder describes a loop body once (nodes, argument slots,
-// internal edges by node index, boundary declarations) and finalize() validates it into an immutable
-// Template whose per-node offset tables every instance shares. Instantiation lives in instance.h.
+// Static-subgraph templates (docs/design/static-graph.md): TemplateBuilder describes a loop body once (nodes,
+// argument slots, internal edges by node index, boundary declarations) and finalize() validates it into an
+// immutable Template whose per-node offset tables every instance shares. Instantiation lives in instance.h.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// TensorMap: finds the tasks an access of a tensor view must wait for (SPEC §4), with sequential
-// consistency for tracked views: reads wait for the latest overlapping writers (RAW), writes wait for
-// earlier overlapping writers (WAW) and for readers since the last write (WAR). Used by AUTO scopes.
+// TensorMap: finds the tasks an access of a tensor view must wait for (docs/design/tensormap.md), with
+// sequential consistency for tracked views: reads wait for the latest overlapping writers (RAW), writes wait
+// for earlier overlapping writers (WAW) and for readers since the last write (WAR). Used by AUTO scopes.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
 // Out-of-line throw helpers shared by every pto library (not API): hot paths call these so no message
-// formatting is inlined (STYLE §6). PTO_ASSERT checks internal invariants in Debug and sanitizer builds.
+// formatting is inlined (docs/contributing.md). PTO_ASSERT checks internal invariants in Debug and sanitizer
+// builds.
 #pragma once
 
 #include <string>
