@@ -26,7 +26,8 @@ struct SubtaskRef {
 };
 
 /// CoreState: one simulated core. Owned by its scheduler thread, except `done`, `result`, `error` and
-/// `body_start_ns`, which a compute worker writes before setting `done` (release; the scheduler reads with acquire).
+/// `body_start_ns`, which a compute worker writes before setting `done` (release; the scheduler reads with
+/// acquire).
 struct CoreState {
     SubtaskRef running;
     SubtaskRef pending;

@@ -107,7 +107,8 @@ void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::
     // Only this thread consumes these pools, so once each is satisfied it stays satisfied.
     if (next_id + slots - retired_before > config.window_tasks) [[unlikely]] {
         ++stats.window_waits;
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::WindowWait, run_start_ns, TaskId{next_id});
+        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::WindowWait, run_start_ns,
+                                        TaskId{next_id});
         while (next_id + slots - retired_before > config.window_tasks)
             wait_for_retirement("window_tasks");
     }
@@ -119,7 +120,8 @@ void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::
     }
     if (engine.args.free_bytes() < arg_bytes) [[unlikely]] {
         ++stats.argument_waits;
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::ArgumentWait, run_start_ns, TaskId{next_id});
+        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::ArgumentWait, run_start_ns,
+                                        TaskId{next_id});
         while (engine.args.free_bytes() < arg_bytes)
             wait_for_retirement("argument_bytes");
     }
