@@ -410,7 +410,9 @@ void Scheduler::finish_running(ClusterState& cluster, CoreState& core, int statu
         r.start_ns =
             (engine_.config.executor == Executor::Compute ? core.body_start_ns : core.start_ns) - base;
         r.end_ns = end_ns - base;
-        r.finish_ns = now - base;
+        // The pass read `now` before it saw this kernel end, which a compute worker stamps just before it
+        // releases `done`: the completion was handled no earlier than both.
+        r.finish_ns = std::max(now, end_ns) - base;
         r.dispatch_seq = ref.dispatch_seq;
         r.finish_seq = engine_.record_sequence.fetch_add(1, std::memory_order_relaxed);
     }
