@@ -25,6 +25,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "pto/scope/orchestration.h"
 
@@ -90,7 +91,7 @@ void submit_random_graph(std::mt19937_64& rng, std::uint64_t count, std::uint32_
         const std::uint64_t request = 4 + rng() % 45;
         std::unique_ptr<ScopeGuard> scope;
         if (request <= window / 2 && rng() % 4 == 0) scope = std::make_unique<ScopeGuard>(ScopeMode::Manual);
-        const std::uint64_t first = rt.next_task_id().value;
+        const std::uint64_t first = pto::detail::TaskPort(rt).next_task_id().value;
         for (std::uint64_t g = 0; g < request && i < count; ++g, ++i) {
             deps.clear();
             const std::uint32_t fanin = g == 0 ? 0 : static_cast<std::uint32_t>(rng() % 4);
@@ -319,7 +320,7 @@ int main(int argc, char** argv) {
         Runtime& rt = *runtimes[which];
         const std::uint64_t count =
             std::min<std::uint64_t>(total - done, 1000 + rng() % (kMaxRunTasks - 1000));
-        state.first_id = rt.next_task_id().value;
+        state.first_id = pto::detail::TaskPort(rt).next_task_id().value;
         state.seed = rng();
         for (std::uint64_t i = 0; i < count; ++i) {
             state.runs[i].store(0, std::memory_order_relaxed);

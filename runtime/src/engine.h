@@ -25,7 +25,9 @@ namespace pto::detail {
 /// SlotInfo: cold per-slot facts for reports and the compute executor.
 struct SlotInfo {
     std::uint64_t task_id;
-    std::uint64_t args_offset;  // of the task's ArgRecord in Engine::args
+    std::uint64_t args_offset;  // of the task's ArgRecord in Engine::args, or kNoArguments
+    /// args_offset of a task that keeps no arguments (a framework task without outputs to allocate).
+    static constexpr std::uint64_t kNoArguments = ~std::uint64_t{0};
 };
 
 /// CompletionCounters: outcomes counted by one thread (summed when the run ends).

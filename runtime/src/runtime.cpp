@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "logging.h"
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
 
@@ -544,61 +545,12 @@ std::string Runtime::kernel_name(FuncId id) const {
     return impl_->engine.kernel_name(id);
 }
 
-void Runtime::begin_run() {
-    impl_->begin_run();
-}
-void Runtime::end_orchestration() {
-    impl_->end_orchestration();
-}
-RunReport Runtime::end_run() {
-    return impl_->end_run();
-}
 bool Runtime::in_run() const {
     const detail::RunPhase p = impl_->phase.load(std::memory_order_acquire);
     return p == detail::RunPhase::Starting || p == detail::RunPhase::Orchestrating ||
            p == detail::RunPhase::Ending;
 }
 
-TaskId Runtime::submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped) {
-    return impl_->submit(spec, producers, scoped);
-}
-TaskId Runtime::submit_instance(std::span<InstanceNode> nodes, bool scoped) {
-    return impl_->submit_instance(nodes, nullptr, scoped);
-}
-
-TaskId Runtime::submit_instance(std::span<InstanceNode> nodes,
-                                const std::shared_ptr<const InstanceEdges>& edges, bool scoped) {
-    return impl_->submit_instance(nodes, edges, scoped);
-}
-TaskId Runtime::next_task_id() const {
-    return TaskId{impl_->next_id};
-}
-TaskId Runtime::run_first_task_id() const {
-    return TaskId{impl_->run_first_id};
-}
-TaskId Runtime::retired_before() const {
-    return TaskId{impl_->retired_before};
-}
-RetiredTasks Runtime::retired() const {
-    return RetiredTasks{TaskId{impl_->retired_before}, impl_->retired_unsuccessful};
-}
-TaskId Runtime::try_retire() {
-    return impl_->try_retire();
-}
-void Runtime::wait_for_retirement(std::string_view knob) {
-    impl_->wait_for_retirement(knob);
-}
-void Runtime::release_scope(TaskId begin, TaskId end) {
-    impl_->check_run_open("release_scope");
-    impl_->release_scope(begin, end);
-}
-
-OrchestratorStats& Runtime::orchestrator_stats() {
-    return impl_->stats;
-}
-bool Runtime::is_profiling() const {
-    return impl_->config.profile_orchestrator;
-}
 const RunReport& Runtime::last_report() const {
     return impl_->last_report;
 }
@@ -613,4 +565,65 @@ std::span<const AicpuRecord> Runtime::aicpu_records() const {
     return impl_->aicpu_records;
 }
 
+namespace detail {
+
+void TaskPort::begin_run() {
+    runtime_->impl_->begin_run();
+}
+void TaskPort::end_orchestration() {
+    runtime_->impl_->end_orchestration();
+}
+RunReport TaskPort::end_run() {
+    return runtime_->impl_->end_run();
+}
+
+TaskId TaskPort::submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped) {
+    return runtime_->impl_->submit(spec, producers, scoped);
+}
+TaskId TaskPort::submit_instance(std::span<InstanceNode> nodes, bool scoped) {
+    return runtime_->impl_->submit_instance(nodes, nullptr, scoped);
+}
+TaskId TaskPort::submit_instance(std::span<InstanceNode> nodes,
+                                 const std::shared_ptr<const InstanceEdges>& edges, bool scoped) {
+    return runtime_->impl_->submit_instance(nodes, edges, scoped);
+}
+std::span<const TensorArg> TaskPort::task_tensors(TaskId id) const {
+    return runtime_->impl_->task_tensors(id);
+}
+const std::atomic<std::uint64_t>& TaskPort::retirement_counter() const {
+    return runtime_->impl_->retired_published;
+}
+
+TaskId TaskPort::next_task_id() const {
+    return TaskId{runtime_->impl_->next_id};
+}
+TaskId TaskPort::run_first_task_id() const {
+    return TaskId{runtime_->impl_->run_first_id};
+}
+TaskId TaskPort::retired_before() const {
+    return TaskId{runtime_->impl_->retired_before};
+}
+RetiredTasks TaskPort::retired() const {
+    const Runtime::Impl& impl = *runtime_->impl_;
+    return RetiredTasks{TaskId{impl.retired_before}, impl.retired_unsuccessful};
+}
+TaskId TaskPort::try_retire() {
+    return runtime_->impl_->try_retire();
+}
+void TaskPort::wait_for_retirement(std::string_view knob) {
+    runtime_->impl_->wait_for_retirement(knob);
+}
+void TaskPort::release_scope(TaskId begin, TaskId end) {
+    runtime_->impl_->check_run_open("release_scope");
+    runtime_->impl_->release_scope(begin, end);
+}
+
+OrchestratorStats& TaskPort::orchestrator_stats() const {
+    return runtime_->impl_->stats;
+}
+bool TaskPort::is_profiling() const {
+    return runtime_->impl_->config.profile_orchestrator;
+}
+
+}  // namespace detail
 }  // namespace pto

@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "heap_ring.h"
 #include "run_phase.h"
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "scheduler.h"
 #include "watchdog.h"
@@ -74,6 +75,7 @@ struct Runtime::Impl {
     TaskId submit_instance(std::span<InstanceNode> nodes, const std::shared_ptr<const InstanceEdges>& edges,
                            bool scoped);
     void release_scope(TaskId begin, TaskId end);
+    [[nodiscard]] std::span<const TensorArg> task_tensors(TaskId id) const;
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
     void count_submit(const TaskSpec& spec);
     void record_task(const TaskSpec& spec, TaskId id, std::span<const TaskId> producers);

@@ -36,9 +36,18 @@ std::uint64_t create_info_bytes(const TensorView& v) {
     return bytes;
 }
 
-/// argument_bytes: argument-ring room to reserve for `spec` (kernels only keep their arguments).
+/// keeps_arguments: whether the task's arguments go to the argument ring: kernels read them back (the compute
+/// executor), and a task that allocates outputs keeps them so its handle can hand the new views out.
+bool keeps_arguments(const TaskSpec& spec) {
+    if (spec.kind == TaskKind::Kernel) return true;
+    for (const TensorArg& a : spec.tensors)
+        if (a.view.base == nullptr) return true;
+    return false;
+}
+
+/// argument_bytes: argument-ring room to reserve for `spec`.
 std::uint64_t argument_bytes(const TaskSpec& spec) {
-    if (spec.kind != TaskKind::Kernel) return 0;
+    if (!keeps_arguments(spec)) return 0;
     return detail::ArgRing::reserve_bytes(
         detail::ArgRecord::bytes_for(spec.tensors.size(), spec.scalars.size()));
 }
@@ -83,6 +92,7 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
 
     // Arguments: allocate create-info outputs (written back so the caller sees them), then copy.
     PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
+    const bool keep = keeps_arguments(spec);  // before the allocation below gives every output a buffer
     for (TensorArg& a : spec.tensors) {
         if (a.view.base != nullptr) continue;
         const std::uint64_t bytes = create_info_bytes(a.view);
@@ -91,9 +101,8 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
         PTO_ASSERT(a.view.base != nullptr, "reserve() guaranteed heap room");
         a.view.creator = id;
     }
-    // Only kernels read their arguments back (the compute executor); framework tasks keep none.
     const std::uint64_t args_offset =
-        spec.kind == TaskKind::Kernel ? engine.args.write(spec.tensors, spec.scalars) : 0;
+        keep ? engine.args.write(spec.tensors, spec.scalars) : detail::SlotInfo::kNoArguments;
     engine.slot_info[slot] = detail::SlotInfo{id.value, args_offset};
     books[slot].args_end = engine.args.head();
     return slot;
@@ -296,6 +305,14 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes,
     finish_orchestrator_completions();
     submits_published.store(next_id - run_first_id, std::memory_order_relaxed);
     return first;
+}
+
+std::span<const TensorArg> Runtime::Impl::task_tensors(TaskId id) const {
+    if (id.value < retired_before || id.value >= next_id) return {};
+    const std::uint32_t slot = static_cast<std::uint32_t>(id.value) & engine.window_mask;
+    if (engine.slot_info[slot].args_offset == detail::SlotInfo::kNoArguments) return {};
+    const detail::ArgRecord& record = engine.args_of(slot);
+    return {record.tensors(), record.tensor_count};
 }
 
 void Runtime::Impl::release_scope(TaskId begin, TaskId end) {

@@ -17,7 +17,11 @@ Args& Args::operator=(const Args& other) {
     deps_set_ = other.deps_set_;
     deps_twice_ = other.deps_twice_;
     too_many_ = other.too_many_;
+    after_overflow_ = other.after_overflow_;
+    after_count_ = other.after_count_;
+    created_ = other.created_;
     deps_ = other.deps_;
+    std::memcpy(after_storage_, other.after_storage_, after_count_ * sizeof(TaskId));
     std::memcpy(tensor_storage_, other.tensor_storage_, tensor_count_ * sizeof(TensorArg));
     std::memcpy(scalars_, other.scalars_, scalar_count_ * sizeof(std::uint64_t));
     return *this;
@@ -30,6 +34,7 @@ Args& Args::output(const TensorCreateInfo& info) {
         return *this;
     }
     // Built in place: a create-info is a row-major view whose buffer the runtime allocates at submission.
+    ++created_;
     TensorArg* a = new (tensor_data() + tensor_count_++) TensorArg;
     a->direction = Direction::Out;
     TensorView& v = a->view;

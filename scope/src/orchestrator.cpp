@@ -49,7 +49,7 @@ std::string Orchestrator::State::describe_scope() const {
            std::to_string(scopes.size());
 }
 
-Orchestrator::State::State(Runtime& rt) : runtime(rt) {
+Orchestrator::State::State(Runtime& rt) : runtime(rt), port(rt), retirement(&port.retirement_counter()) {
     scopes.reserve(64);
     deps.reserve(1024);
 }
@@ -75,24 +75,24 @@ void Orchestrator::begin() {
         detail::throw_error(ErrorCode::RunInProgress,
                             "a run is already open on this thread; orchestration functions do not nest");
     const DependencyCheck check = checker_mode(runtime_.config());
-    runtime_.begin_run();
+    detail::TaskPort(runtime_).begin_run();
     if (check == DependencyCheck::Off)
         state_->checker.reset();
     else if (state_->checker == nullptr || state_->checker->mode() != check)
         state_->checker = std::make_unique<detail::DependencyChecker>(runtime_, check);
-    if (state_->checker) state_->checker->begin_run(runtime_.next_task_id());
+    if (state_->checker) state_->checker->begin_run(detail::TaskPort(runtime_).next_task_id());
     state_->scopes.clear();
     if (state_->map) state_->map->clear();
-    state_->stats = &runtime_.orchestrator_stats();
-    state_->is_profiling = runtime_.is_profiling();
+    state_->stats = &detail::TaskPort(runtime_).orchestrator_stats();
+    state_->is_profiling = detail::TaskPort(runtime_).is_profiling();
     state_->run_serial = ++t_run_serial;
     t_current = state_.get();
 }
 
 RunReport Orchestrator::finish(const RunOptions& options) {
     t_current = nullptr;
-    runtime_.end_orchestration();
-    RunReport report = runtime_.end_run();
+    detail::TaskPort(runtime_).end_orchestration();
+    RunReport report = detail::TaskPort(runtime_).end_run();
     if (state_->map) state_->map->clear();
     if (state_->checker) state_->checker->add_to(report);
     if (options.throw_on_kernel_failure && report.failed > 0) {
@@ -111,8 +111,8 @@ RunReport Orchestrator::finish(const RunOptions& options) {
 void Orchestrator::abandon() noexcept {
     t_current = nullptr;
     try {
-        runtime_.end_orchestration();
-        (void)runtime_.end_run();
+        detail::TaskPort(runtime_).end_orchestration();
+        (void)detail::TaskPort(runtime_).end_run();
     } catch (...) {
         // The orchestration function's exception is the one to report; the drain's (a stall) is secondary.
     }
@@ -146,7 +146,7 @@ ScopeGuard::ScopeGuard(ScopeMode mode) {
                 "): an AUTO scope cannot nest in a MANUAL one, because the manual scope's tasks "
                 "never enter the tensormap; use PTO2_SCOPE(MANUAL) here or close the outer scope");
     }
-    s.scopes.push_back(Orchestrator::State::ScopeFrame{mode, s.runtime.next_task_id()});
+    s.scopes.push_back(Orchestrator::State::ScopeFrame{mode, s.port.next_task_id()});
     run_serial_ = s.run_serial;
     depth_ = static_cast<std::uint32_t>(s.scopes.size());
 }
@@ -161,7 +161,7 @@ ScopeGuard::~ScopeGuard() {
     const Orchestrator::State::ScopeFrame frame = s->scopes.back();
     s->scopes.pop_back();
     // Tasks of inner scopes were released when those ended; release_scope skips them.
-    s->runtime.release_scope(frame.begin, s->runtime.next_task_id());
+    s->port.release_scope(frame.begin, s->port.next_task_id());
 }
 
 }  // namespace pto

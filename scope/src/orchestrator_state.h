@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dependency_checker.h"
+#include "pto/runtime/detail/task_port.h"
 #include "pto/scope/orchestration.h"
 #include "pto/tensormap/tensormap.h"
 
@@ -26,10 +27,13 @@ struct Orchestrator::State {
     };
 
     Runtime& runtime;
-    OrchestratorStats* stats = nullptr;  // the current run's counters (Runtime::orchestrator_stats)
-    std::unique_ptr<TensorMap> map;      // created on first AUTO submit
+    detail::TaskPort port;                         // the runtime's task-level plumbing
+    const std::atomic<std::uint64_t>* retirement;  // port.retirement_counter(), for the handles
+    OrchestratorStats* stats = nullptr;            // the current run's counters (Runtime::orchestrator_stats)
+    std::unique_ptr<TensorMap> map;                // created on first AUTO submit
     std::vector<ScopeFrame> scopes;
-    std::vector<TaskId> deps;  // explicit + discovered producers of the task being submitted
+    std::vector<TaskId> declared;  // set_dependencies + after() of the task being submitted, when both
+    std::vector<TaskId> deps;      // declared + discovered producers of the task being submitted
     // The task being submitted: its tensor arguments as the tensormap normalised them for the lookup, so
     // recording them after Runtime::submit does not normalise them again; bit i of prepared_mask marks
     // argument i as looked up (tracked, not allocated by this submit) and so to be recorded.
@@ -60,9 +64,9 @@ struct Orchestrator::State {
     /// not depend on how far retirement happened to get (edges to producers that already retired are then
     /// skipped by the runtime, or cancel the consumer if the producer failed).
     [[nodiscard]] RetiredTasks map_watermark() const {
-        RetiredTasks retired = runtime.retired();
+        RetiredTasks retired = port.retired();
         if (checker != nullptr) [[unlikely]]
-            retired.before = checker->horizon(runtime.next_task_id());
+            retired.before = checker->horizon(port.next_task_id());
         return retired;
     }
     /// describe_scope: "MANUAL scope at depth 2", for the checker's messages.

@@ -31,7 +31,7 @@ std::string describe_task(const Orchestrator::State& s, const TaskSpec& spec) {
             kind = "alloc_tensors";
             break;
     }
-    return "task " + std::to_string(s.runtime.next_task_id().value) + " (" + kind + ")";
+    return "task " + std::to_string(s.port.next_task_id().value) + " (" + kind + ")";
 }
 
 [[noreturn]] void throw_args_misuse(const Orchestrator::State& s, const Args& args, const TaskSpec& spec) {
@@ -49,6 +49,11 @@ std::string describe_task(const Orchestrator::State& s, const TaskSpec& spec) {
                             task +
                                 ": set_dependencies was called twice on one Args; pass every producer in one "
                                 "call (n = 0 clears the list first)");
+    if (args.has_too_many_after())
+        detail::throw_error(ErrorCode::TooManyArguments,
+                            task + ": Args::after was given more than " +
+                                std::to_string(Args::kMaxAfterDependencies) +
+                                " producers; pass a longer list with set_dependencies");
     detail::throw_error(ErrorCode::TooManyArguments, task + ": " + std::to_string(args.requested_tensors()) +
                                                          " tensor arguments (at most " +
                                                          std::to_string(kMaxTensorArgs) + ") or more than " +
@@ -84,7 +89,7 @@ void prepare_and_find(Orchestrator::State& s, std::span<const TensorArg> tensors
 /// are untracked or were allocated by this submit (their creator, `id`, is found without the map).
 void record_prepared(Orchestrator::State& s, TaskId id) {
     const std::int64_t t0 = s.is_profiling ? steady_ns() : 0;
-    Runtime& rt = s.runtime;
+    detail::TaskPort& rt = s.port;
     TensorMap& map = s.tensormap();
     // Only wait_for_retirement advances the watermark on this thread.
     RetiredTasks retired = s.map_watermark();
@@ -104,7 +109,7 @@ void record_prepared(Orchestrator::State& s, TaskId id) {
 /// find_producers / record: the same for layers that submit through Runtime directly (discover_producers,
 /// record_accesses), where lookups and records of one task arrive in separate calls.
 void find_producers(Orchestrator::State& s, std::span<const TensorArg> tensors, std::vector<TaskId>& out) {
-    Runtime& rt = s.runtime;
+    detail::TaskPort& rt = s.port;
     const bool profile = rt.is_profiling();
     const std::int64_t t0 = profile ? steady_ns() : 0;
     TensorMap& map = s.tensormap();
@@ -121,7 +126,7 @@ void find_producers(Orchestrator::State& s, std::span<const TensorArg> tensors, 
 }
 
 void record(Orchestrator::State& s, std::span<const TensorArg> tensors, TaskId id) {
-    Runtime& rt = s.runtime;
+    detail::TaskPort& rt = s.port;
     const bool profile = rt.is_profiling();
     const std::int64_t t0 = profile ? steady_ns() : 0;
     TensorMap& map = s.tensormap();
@@ -144,29 +149,35 @@ void record(Orchestrator::State& s, std::span<const TensorArg> tensors, TaskId i
     if (profile) s.stats->insert_ns += steady_ns() - t0;
 }
 
+/// handle_of: the handle of task `id`, submitted with `args`. Only a submit that allocated outputs needs a
+/// reference to the arguments the runtime kept.
+TaskHandle handle_of(const Orchestrator::State& s, TaskId id, const Args& args) {
+    if (args.created_outputs() == 0) return detail::make_handle(id, {}, 0, s.retirement);
+    return detail::make_handle(id, s.port.task_tensors(id), args.created_outputs(), s.retirement);
+}
+
 /// submit_checked: the tail of submit_task with the dependency checker on: the hazards are checked before
 /// the runtime sees the task (in Error mode a missing edge rejects the submit and changes nothing), and
 /// recorded after it was accepted.
 [[gnu::noinline]] TaskHandle submit_checked(Orchestrator::State& s, TaskSpec& spec, const Args& args,
-                                            std::span<const TaskId> producers, bool scoped, bool discover) {
+                                            std::span<const TaskId> producers,
+                                            std::span<const TaskId> declared, bool scoped, bool discover) {
     detail::DependencyChecker& checker = *s.checker;
     const detail::DependencyChecker::Mark mark = checker.mark();
-    const TaskId next = s.runtime.next_task_id();
-    if (checker.check(next, spec, producers, args.dependencies(), s.describe_scope(), false) != 0 &&
+    const TaskId next = s.port.next_task_id();
+    if (checker.check(next, spec, producers, declared, s.describe_scope(), false) != 0 &&
         checker.mode() == DependencyCheck::Error)
         checker.reject(mark);
     TaskId id;
     try {
-        id = s.runtime.submit(spec, producers, scoped);
+        id = s.port.submit(spec, producers, scoped);
     } catch (...) {
         checker.discard_since(mark);
         throw;
     }
     checker.record(id, spec.tensors);
     if (discover) record_prepared(s, id);
-    TaskHandle handle;
-    handle.assign(id, spec.tensors);
-    return handle;
+    return handle_of(s, id, args);
 }
 
 TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0, FuncId f1, FuncId f2,
@@ -184,10 +195,22 @@ TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0
     if (args.is_malformed()) [[unlikely]]
         throw_args_misuse(s, args, spec);
 
-    Runtime& rt = s.runtime;
+    detail::TaskPort& rt = s.port;
     const bool scoped = !s.scopes.empty();
     const bool discover = s.is_discovering();
+    // The declared producers: set_dependencies and after(), one list only when both were used.
     std::span<const TaskId> producers = args.dependencies();
+    const std::span<const TaskId> after = args.after_dependencies();
+    if (!after.empty()) {
+        if (producers.empty()) {
+            producers = after;
+        } else {
+            s.declared.assign(producers.begin(), producers.end());
+            s.declared.insert(s.declared.end(), after.begin(), after.end());
+            producers = s.declared;
+        }
+    }
+    const std::span<const TaskId> declared = producers;
     if (discover) {
         s.deps.assign(producers.begin(), producers.end());
         try {
@@ -200,12 +223,10 @@ TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0
     }
     detail::DependencyChecker* checker = s.checker.get();
     if (checker != nullptr) [[unlikely]]
-        return submit_checked(s, spec, args, producers, scoped, discover);
+        return submit_checked(s, spec, args, producers, declared, scoped, discover);
     const TaskId id = rt.submit(spec, producers, scoped);
     if (discover) record_prepared(s, id);
-    TaskHandle handle;
-    handle.assign(id, spec.tensors);
-    return handle;
+    return handle_of(s, id, args);
 }
 
 }  // namespace

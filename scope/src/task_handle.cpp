@@ -1,5 +1,4 @@
-// TaskHandle: copies out the tensors a submit allocated.
-#include <cstring>
+// TaskHandle: a task id and a reference to the arguments the runtime keeps for it.
 #include <string>
 
 #include "pto/runtime/detail/throw.h"
@@ -7,27 +6,27 @@
 
 namespace pto {
 
-TaskHandle& TaskHandle::operator=(const TaskHandle& other) {
-    if (this == &other) return *this;
-    id_ = other.id_;
-    output_count_ = other.output_count_;
-    std::memcpy(storage_, other.storage_, output_count_ * sizeof(TensorView));
-    return *this;
-}
-
-void TaskHandle::assign(TaskId id, std::span<const TensorArg> args) {
-    id_ = id;
-    output_count_ = 0;
-    for (const TensorArg& a : args)
-        if (a.view.creator == id) new (outputs() + output_count_++) TensorView(a.view);
-}
-
-const TensorView& TaskHandle::output(std::uint32_t i) const {
+TensorView TaskHandle::output(std::uint32_t i) const {
     if (i >= output_count_) [[unlikely]]
         detail::throw_error(ErrorCode::InvalidArgument, "output(" + std::to_string(i) + ") of task " +
                                                             std::to_string(id_.value) + ", which allocated " +
                                                             std::to_string(output_count_) + " tensor(s)");
-    return outputs()[i];
+    // The runtime recycles a task's argument record once the task retires.
+    if (retired_->load(std::memory_order_relaxed) > id_.value) [[unlikely]]
+        detail::throw_error(
+            ErrorCode::InvalidArgument,
+            "output(" + std::to_string(i) + ") of task " + std::to_string(id_.value) +
+                ", which has retired: its buffers were freed and its arguments are gone. Read "
+                "a handle's outputs while the scope that submitted the task is open");
+    if (output_count_ == tensor_count_) return tensors_[i].view;  // alloc_tensors: every argument is one
+    std::uint32_t seen = 0;
+    for (std::uint32_t k = 0; k < tensor_count_; ++k) {
+        const TensorView& v = tensors_[k].view;
+        if (v.creator == id_ && seen++ == i) return v;
+    }
+    detail::throw_error(ErrorCode::InvalidArgument, "output(" + std::to_string(i) + ") of task " +
+                                                        std::to_string(id_.value) +
+                                                        ": the runtime kept no such tensor");
 }
 
 }  // namespace pto

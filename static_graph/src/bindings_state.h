@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "pto/runtime/runtime.h"
+#include "pto/runtime/detail/task_port.h"
 #include "template_data.h"
 
 namespace pto::detail {

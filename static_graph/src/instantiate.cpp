@@ -3,6 +3,7 @@
 // the tensormap records of the declared boundary outputs. Also join() and Instance's error.
 #include "pto/static_graph/instance.h"
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/detail/throw.h"
 #include "pto/scope/detail/dependency_check.h"
 
@@ -140,7 +141,7 @@ Instance instantiate(Bindings& bindings) {
         }
     }
 
-    const TaskId base = rt.submit_instance(s.nodes, t.edges, depth > 0);
+    const TaskId base = detail::TaskPort(rt).submit_instance(s.nodes, t.edges, depth > 0);
 
     if (t.mode == BoundaryMode::Tensormap && !t.recorded_nodes.empty()) {
         TensorArg scratch[kMaxTensorArgs];

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/examples/paged_attention.h"
 
 using namespace pto;
@@ -50,7 +51,7 @@ Run run_recorded(Runtime& rt, Recorder& recorder, const Problem& problem, Scheme
     const RunReport report = pto::run(rt, [&] { build(problem, scheme); });
     REQUIRE(report.ok());
     Run r;
-    r.first = rt.run_first_task_id().value;
+    r.first = pto::detail::TaskPort(rt).run_first_task_id().value;
     for (auto& [id, rec] : recorder.by_task)
         r.by_position[id - r.first] = std::move(rec);
     return r;

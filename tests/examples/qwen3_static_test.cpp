@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/examples/qwen3.h"
 #include "pto/scope/orchestration.h"
 
@@ -61,7 +62,7 @@ std::vector<LaunchRecord> run_recorded(pto::Runtime& rt, Recorder& recorder, Dec
     recorder.by_task.clear();
     const pto::RunReport report = pto::run(rt, [&] { graph.submit(scheme); });
     REQUIRE(report.ok());
-    const std::uint64_t first = rt.run_first_task_id().value;
+    const std::uint64_t first = pto::detail::TaskPort(rt).run_first_task_id().value;
     std::vector<LaunchRecord> records(report.submitted);
     for (auto& [id, rec] : recorder.by_task)
         records.at(id - first) = std::move(rec);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/export.h"
 #include "pto/runtime/runtime.h"
 
@@ -59,21 +60,24 @@ TEST_CASE("the DOT graph clusters tasks by scope and by template instance, neste
     Runtime rt(config);
     rt.register_kernel(FuncId{0}, KernelInfo{"mm", 5.0, nullptr, nullptr});
     rt.register_kernel(FuncId{1}, KernelInfo{"vec", 2.0, nullptr, nullptr});
-    rt.begin_run();
+    pto::detail::TaskPort(rt).begin_run();
     // outer scope: t0, inner scope { t1, instance { t2 -> t3 } }, t4; then t5 outside any scope.
-    const TaskId t0 = rt.submit(spec(CoreType::AIC, FuncId{0}), {}, true);
-    const TaskId t1 = rt.submit(spec(CoreType::AIV, FuncId{1}), std::vector<TaskId>{t0}, true);
+    const TaskId t0 = pto::detail::TaskPort(rt).submit(spec(CoreType::AIC, FuncId{0}), {}, true);
+    const TaskId t1 =
+        pto::detail::TaskPort(rt).submit(spec(CoreType::AIV, FuncId{1}), std::vector<TaskId>{t0}, true);
     const std::uint32_t feeds[] = {1};
     const std::uint32_t waits[] = {1};
     InstanceNode nodes[2] = {{spec(CoreType::AIC, FuncId{0}), feeds, {}, {}},
                              {spec(CoreType::AIV, FuncId{1}), {}, waits, {}}};
     nodes[0].external_producers = std::span<const TaskId>(&t1, 1);
-    const TaskId t2 = rt.submit_instance(nodes, true);
-    rt.release_scope(t1, rt.next_task_id());
-    const TaskId t4 = rt.submit(spec(CoreType::AIV, FuncId{1}), std::vector<TaskId>{t2.plus(1)}, true);
-    rt.release_scope(t0, rt.next_task_id());
-    const TaskId t5 = rt.submit(spec(CoreType::AIV, FuncId{1}), std::vector<TaskId>{t4}, false);
-    REQUIRE(rt.end_run().ok());
+    const TaskId t2 = pto::detail::TaskPort(rt).submit_instance(nodes, true);
+    pto::detail::TaskPort(rt).release_scope(t1, pto::detail::TaskPort(rt).next_task_id());
+    const TaskId t4 = pto::detail::TaskPort(rt).submit(spec(CoreType::AIV, FuncId{1}),
+                                                       std::vector<TaskId>{t2.plus(1)}, true);
+    pto::detail::TaskPort(rt).release_scope(t0, pto::detail::TaskPort(rt).next_task_id());
+    const TaskId t5 =
+        pto::detail::TaskPort(rt).submit(spec(CoreType::AIV, FuncId{1}), std::vector<TaskId>{t4}, false);
+    REQUIRE(pto::detail::TaskPort(rt).end_run().ok());
 
     const GraphRecord& g = rt.graph();
     REQUIRE(g.scopes.size() == 2);
@@ -112,17 +116,18 @@ TEST_CASE("the kernel-level DOT has a node per kernel and core type and edges we
     Runtime rt(config);
     rt.register_kernel(FuncId{0}, KernelInfo{"mm", 5.0, nullptr, nullptr});
     rt.register_kernel(FuncId{1}, KernelInfo{"vec", 2.0, nullptr, nullptr});
-    rt.begin_run();
+    pto::detail::TaskPort(rt).begin_run();
     // Three chains mm(AIC) -> vec(AIV) -> vec(AIV), plus one vec on AIC fed by each chain's mm.
     for (int i = 0; i < 3; ++i) {
-        const TaskId a = rt.submit(spec(CoreType::AIC, FuncId{0}), {}, false);
-        const TaskId b = rt.submit(spec(CoreType::AIV, FuncId{1}), std::vector<TaskId>{a}, false);
+        const TaskId a = pto::detail::TaskPort(rt).submit(spec(CoreType::AIC, FuncId{0}), {}, false);
+        const TaskId b =
+            pto::detail::TaskPort(rt).submit(spec(CoreType::AIV, FuncId{1}), std::vector<TaskId>{a}, false);
         TaskSpec wide = spec(CoreType::AIV, FuncId{1});
         wide.block_num = 4;
-        rt.submit(wide, std::vector<TaskId>{b}, false);
-        rt.submit(spec(CoreType::AIC, FuncId{1}), std::vector<TaskId>{a}, false);
+        pto::detail::TaskPort(rt).submit(wide, std::vector<TaskId>{b}, false);
+        pto::detail::TaskPort(rt).submit(spec(CoreType::AIC, FuncId{1}), std::vector<TaskId>{a}, false);
     }
-    REQUIRE(rt.end_run().ok());
+    REQUIRE(pto::detail::TaskPort(rt).end_run().ok());
     std::ostringstream out;
     write_graph_dot_summary(out, rt.graph());
     const std::string dot = out.str();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/expect_error.h"
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/instance_edges.h"
 #include "pto/runtime/runtime.h"
 
@@ -57,17 +58,17 @@ RuntimeConfig small_config() {
 /// expect_refused: submit_instance of `t` throws `code` naming every part, submits nothing, and the run
 /// then ends cleanly with a good instance.
 void expect_refused(Runtime& rt, const Tables& t, ErrorCode code, std::initializer_list<std::string> parts) {
-    rt.begin_run();
+    pto::detail::TaskPort(rt).begin_run();
     auto nodes = t.nodes();
-    const TaskId before = rt.next_task_id();
-    expect_error([&] { rt.submit_instance(nodes, false); }, code, parts);
-    CHECK(rt.next_task_id() == before);
+    const TaskId before = pto::detail::TaskPort(rt).next_task_id();
+    expect_error([&] { pto::detail::TaskPort(rt).submit_instance(nodes, false); }, code, parts);
+    CHECK(pto::detail::TaskPort(rt).next_task_id() == before);
     Tables good(2);
     good.consumers[0] = {1};
     good.producers[1] = {1};
     auto good_nodes = good.nodes();
-    rt.submit_instance(good_nodes, false);
-    const RunReport r = rt.end_run();
+    pto::detail::TaskPort(rt).submit_instance(good_nodes, false);
+    const RunReport r = pto::detail::TaskPort(rt).end_run();
     CHECK(r.submitted == 2);
     CHECK(r.completed == 2);
 }
@@ -160,20 +161,20 @@ TEST_CASE("submit_instance with InstanceEdges needs the nodes to carry exactly t
     const auto edges =
         InstanceEdges::create("template 'pair'", Tables::lists(t.consumers), Tables::lists(t.producers));
     Runtime rt(small_config());
-    rt.begin_run();
+    pto::detail::TaskPort(rt).begin_run();
     auto copies = t.nodes();  // equal offsets, other arrays: not what was checked
-    expect_error([&] { rt.submit_instance(copies, edges, false); }, ErrorCode::InvalidArgument,
-                 {"node 0", "template 'pair'"});
+    expect_error([&] { pto::detail::TaskPort(rt).submit_instance(copies, edges, false); },
+                 ErrorCode::InvalidArgument, {"node 0", "template 'pair'"});
     auto three = Tables(3).nodes();
-    expect_error([&] { rt.submit_instance(three, edges, false); }, ErrorCode::InvalidArgument,
-                 {"3 nodes", "template 'pair'", "2 nodes"});
+    expect_error([&] { pto::detail::TaskPort(rt).submit_instance(three, edges, false); },
+                 ErrorCode::InvalidArgument, {"3 nodes", "template 'pair'", "2 nodes"});
     std::vector<InstanceNode> nodes = t.nodes();
     for (std::uint32_t k = 0; k < 2; ++k) {
         nodes[k].consumer_offsets = edges->consumers(k);
         nodes[k].producer_offsets = edges->producers(k);
     }
-    rt.submit_instance(nodes, edges, false);
-    CHECK(rt.end_run().completed == 2);
+    pto::detail::TaskPort(rt).submit_instance(nodes, edges, false);
+    CHECK(pto::detail::TaskPort(rt).end_run().completed == 2);
 }
 
 TEST_CASE("the runtime holds InstanceEdges until the instance's last task retires", "[runtime][instance]") {
@@ -192,13 +193,13 @@ TEST_CASE("the runtime holds InstanceEdges until the instance's last task retire
         nodes[k].consumer_offsets = edges->consumers(k);
         nodes[k].producer_offsets = edges->producers(k);
     }
-    rt.begin_run();
+    pto::detail::TaskPort(rt).begin_run();
     for (int i = 0; i < 4; ++i)
-        rt.submit_instance(nodes, edges, false);
+        pto::detail::TaskPort(rt).submit_instance(nodes, edges, false);
     edges.reset();  // the owner lets go while every instance is still in flight
     CHECK_FALSE(watch.expired());
     CHECK(watch.use_count() == 1);  // consecutive instances of one table share one reference
-    const RunReport r = rt.end_run();
+    const RunReport r = pto::detail::TaskPort(rt).end_run();
     CHECK(r.completed == 12);
     CHECK(watch.expired());
 }

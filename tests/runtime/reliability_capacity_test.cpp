@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "pto/scope/orchestration.h"
 
@@ -194,11 +195,11 @@ TEST_CASE(
         }
         return nodes;
     };
-    rt.begin_run();
+    pto::detail::TaskPort(rt).begin_run();
     auto big = chain(17);
-    const TaskId before = rt.next_task_id();
+    const TaskId before = pto::detail::TaskPort(rt).next_task_id();
     try {
-        rt.submit_instance(big, false);
+        pto::detail::TaskPort(rt).submit_instance(big, false);
         FAIL("expected CapacityExhausted");
     } catch (const Error& e) {
         CHECK(e.code() == ErrorCode::CapacityExhausted);
@@ -206,11 +207,11 @@ TEST_CASE(
                                  Catch::Contains("larger than the whole task window") &&
                                  Catch::Contains("RuntimeConfig::window_tasks (16)"));
     }
-    CHECK(rt.next_task_id() == before);
+    CHECK(pto::detail::TaskPort(rt).next_task_id() == before);
     auto fits = chain(16);
-    rt.submit_instance(fits, false);
-    rt.submit_instance(fits, false);  // waits for the first instance to retire
-    const RunReport r = rt.end_run();
+    pto::detail::TaskPort(rt).submit_instance(fits, false);
+    pto::detail::TaskPort(rt).submit_instance(fits, false);  // waits for the first instance to retire
+    const RunReport r = pto::detail::TaskPort(rt).end_run();
     CHECK(r.submitted == 32);
     CHECK(r.completed == 32);
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "support/random_dag.h"
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "pto/scope/orchestration.h"
 
@@ -128,7 +129,7 @@ TEST_CASE("random failing kernels cancel exactly their transitive dependants and
             CHECK(expected[static_cast<std::size_t>(at - ids.begin())] == Status::Failed);
             CHECK_THAT(f.message, Catch::Contains(throws ? "injected fault" : "returned 3"));
         }
-        CHECK(rt.retired_before() == rt.next_task_id());
+        CHECK(pto::detail::TaskPort(rt).retired_before() == pto::detail::TaskPort(rt).next_task_id());
     }
 }
 
@@ -155,8 +156,8 @@ TEST_CASE("a task submitted after its failed producer retired is still cancelled
             Runtime& runtime = current_runtime();
             bad = submit_aiv(FuncId{0}, Args()).task_id();
             const TaskId cancelled_early = submit_aiv(FuncId{1}, Args().set_dependencies(&bad, 1)).task_id();
-            while (runtime.retired_before().value <= cancelled_early.value)
-                runtime.wait_for_retirement("window_tasks");
+            while (pto::detail::TaskPort(runtime).retired_before().value <= cancelled_early.value)
+                pto::detail::TaskPort(runtime).wait_for_retirement("window_tasks");
             late1 = submit_aiv(FuncId{1}, Args().set_dependencies(&bad, 1)).task_id();
             late2 = submit_aic(FuncId{1}, Args().set_dependencies(&cancelled_early, 1)).task_id();
             submit_aiv(FuncId{1}, Args());

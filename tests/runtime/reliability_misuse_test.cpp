@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "pto/scope/orchestration.h"
 #include "runtime_impl.h"
@@ -99,9 +100,9 @@ TEST_CASE("a second thread cannot start, end, submit to or register on a run in 
                 }
             };
             code_of([&] { pto::run(rt, [] { submit_aiv(kOk, Args()); }); });
-            code_of([&] { rt.begin_run(); });
-            code_of([&] { rt.submit(raw_kernel(), {}, false); });
-            code_of([&] { (void)rt.end_run(); });
+            code_of([&] { pto::detail::TaskPort(rt).begin_run(); });
+            code_of([&] { pto::detail::TaskPort(rt).submit(raw_kernel(), {}, false); });
+            code_of([&] { (void)pto::detail::TaskPort(rt).end_run(); });
             code_of([&] { rt.register_kernel(FuncId{7}, KernelInfo{"late", 1.0, &ok_kernel, nullptr}); });
             stage.store(1);
         });
@@ -177,9 +178,9 @@ struct Reentry {
             }
         };
         attempt([&] { submit_aiv(kOk, Args()); });
-        attempt([&] { self.rt->submit(raw_kernel(), {}, false); });
-        attempt([&] { (void)self.rt->end_run(); });
-        attempt([&] { self.rt->begin_run(); });
+        attempt([&] { pto::detail::TaskPort(*self.rt).submit(raw_kernel(), {}, false); });
+        attempt([&] { (void)pto::detail::TaskPort(*self.rt).end_run(); });
+        attempt([&] { pto::detail::TaskPort(*self.rt).begin_run(); });
         attempt([&] { self.rt->register_kernel(FuncId{9}, KernelInfo{"x", 1.0, &ok_kernel, nullptr}); });
         attempt([&] { pto::run(*self.rt, [] {}); });
         attempt([&] {
@@ -361,8 +362,12 @@ TEST_CASE("waiting for retirement with nothing unretired is an argument error, n
           "[runtime][misuse]") {
     Runtime rt(small_config());
     register_basic(rt);
-    expect_code([&] { pto::run(rt, [] { current_runtime().wait_for_retirement("window_tasks"); }); },
-                ErrorCode::InvalidArgument, "wait_for_retirement(window_tasks) with no unretired task");
+    expect_code(
+        [&] {
+            pto::run(rt,
+                     [] { pto::detail::TaskPort(current_runtime()).wait_for_retirement("window_tasks"); });
+        },
+        ErrorCode::InvalidArgument, "wait_for_retirement(window_tasks) with no unretired task");
     good_run(rt);
 }
 

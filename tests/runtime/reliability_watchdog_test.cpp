@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "pto/scope/orchestration.h"
 #include "runtime_impl.h"
@@ -125,9 +126,9 @@ TEST_CASE("a compute kernel running past stall_timeout_ms aborts the run with a 
 
     // Once the kernel returns, the next run first finishes the aborted one: its dependants were cancelled.
     gate.release();
-    rt.begin_run();
+    pto::detail::TaskPort(rt).begin_run();
     const RunReport drained = rt.last_report();
-    rt.end_run();
+    pto::detail::TaskPort(rt).end_run();
     CHECK(drained.aborted);
     CHECK(drained.submitted == 3);
     CHECK(drained.completed == 1);  // the stuck kernel itself returned successfully
@@ -220,9 +221,9 @@ TEST_CASE("a stall while the orchestrator waits for a window slot aborts the run
     }
     CHECK(submitted == 7);  // the window holds 8 tasks
     gate.release();
-    rt.begin_run();
+    pto::detail::TaskPort(rt).begin_run();
     const RunReport drained = rt.last_report();
-    rt.end_run();
+    pto::detail::TaskPort(rt).end_run();
     CHECK(drained.aborted);
     CHECK(drained.submitted == 8);
     CHECK(drained.completed == 1);

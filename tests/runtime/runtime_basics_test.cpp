@@ -12,6 +12,7 @@
 #include "support/catch_printers.h"
 #include "support/execution_log.h"
 #include "support/graph_checks.h"
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "pto/scope/orchestration.h"
 
@@ -61,7 +62,7 @@ TEST_CASE("every executor runs a small graph to completion in dependency order",
     CHECK(r.subtasks == 2 + 1 + 4 + 1 + 3 + 1);
     CHECK(r.completed == 7);
     CHECK(r.ok());
-    CHECK(rt.retired_before() == rt.next_task_id());
+    CHECK(pto::detail::TaskPort(rt).retired_before() == pto::detail::TaskPort(rt).next_task_id());
     const GraphRecord& g = rt.graph();
     CHECK(test::check_exactly_once_records(g, rt.subtasks()).empty());
     CHECK(test::check_ordering(g, test::spans_from_subtasks(g, rt.subtasks())).empty());
@@ -211,11 +212,11 @@ TEST_CASE("tasks retire in id order: finished tasks behind a running one stay in
             std::this_thread::yield();
         // Tasks 0 and 2..7 finished; task 0 retires, but nothing behind the running task 1 may.
         do {
-            retired_while_slow = rt.try_retire();
+            retired_while_slow = pto::detail::TaskPort(rt).try_retire();
             std::this_thread::yield();
         } while (retired_while_slow == first);
         for (int i = 0; i < 1000; ++i)
-            retired_while_slow = std::max(retired_while_slow, rt.try_retire());
+            retired_while_slow = std::max(retired_while_slow, pto::detail::TaskPort(rt).try_retire());
         state.release.store(true);
     });
     CHECK(retired_while_slow == first.plus(1));

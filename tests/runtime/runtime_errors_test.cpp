@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "pto/scope/orchestration.h"
 
@@ -31,7 +32,7 @@ void expect_error(Runtime& rt, ErrorCode code, const std::string& fragment, Body
         submit_aic(kNop, Args().set_dependencies(&a, 1));
     });
     CHECK(good.completed == 2);
-    CHECK(rt.retired_before() == rt.next_task_id());
+    CHECK(pto::detail::TaskPort(rt).retired_before() == pto::detail::TaskPort(rt).next_task_id());
 }
 
 Runtime& shared_runtime() {

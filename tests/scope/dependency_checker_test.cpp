@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/scope/orchestration.h"
 #include "pto/static_graph/instance.h"
 #include "pto/static_graph/template.h"
@@ -147,7 +148,8 @@ TEST_CASE("Error mode rejects the offending submit, which changes nothing, and t
             pto::run(rt, [&] {
                 PTO2_SCOPE(MANUAL) {
                     submit_aiv(kProduce, Args().output(b.vx));
-                    submitted_before_throw = rt.next_task_id().value - rt.run_first_task_id().value;
+                    submitted_before_throw = pto::detail::TaskPort(rt).next_task_id().value -
+                                             pto::detail::TaskPort(rt).run_first_task_id().value;
                     submit_aiv(kConsume, Args().input(b.vx));
                 }
             });

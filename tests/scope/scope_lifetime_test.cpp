@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "support/catch_printers.h"
+#include "pto/runtime/detail/task_port.h"
 #include "pto/scope/orchestration.h"
 
 using namespace pto;
@@ -22,10 +23,10 @@ struct Done {
 
 /// wait_retired_to: spins until the window's head reaches `target` or `limit` tries pass; returns the head.
 TaskId wait_retired_to(Runtime& rt, TaskId target) {
-    TaskId head = rt.try_retire();
+    TaskId head = pto::detail::TaskPort(rt).try_retire();
     for (int i = 0; i < 1'000'000 && head < target; ++i) {
         std::this_thread::yield();
-        head = rt.try_retire();
+        head = pto::detail::TaskPort(rt).try_retire();
     }
     return head;
 }
@@ -46,8 +47,8 @@ TEST_CASE("finished tasks of an open scope do not retire until the scope ends", 
                 submit_aiv(FuncId{0}, Args());
             while (done.count.load() < 10)
                 std::this_thread::yield();
-            held_head = rt.try_retire();
-            end = rt.next_task_id();
+            held_head = pto::detail::TaskPort(rt).try_retire();
+            end = pto::detail::TaskPort(rt).next_task_id();
         }
         released_head = wait_retired_to(rt, end);
     });
@@ -68,14 +69,14 @@ TEST_CASE("an inner scope releases its tasks when it ends, before the outer one"
                 for (int i = 0; i < 5; ++i)
                     submit_aiv(FuncId{0}, Args());
             }
-            inner_end = rt.next_task_id();
+            inner_end = pto::detail::TaskPort(rt).next_task_id();
             outer_task = submit_aiv(FuncId{0}, Args()).task_id();
             while (done.count.load() < 6)
                 std::this_thread::yield();
             head_after_inner = wait_retired_to(rt, inner_end);
             // The outer scope's own task stays until the outer scope ends.
             for (int i = 0; i < 1000; ++i)
-                head_after_inner = std::max(head_after_inner, rt.try_retire());
+                head_after_inner = std::max(head_after_inner, pto::detail::TaskPort(rt).try_retire());
         }
     });
     CHECK(head_after_inner == inner_end);
@@ -111,7 +112,7 @@ TEST_CASE("a producer's outputs stay alive while a consumer that depends on it r
             submit_aiv(FuncId{0}, Args().input(buffer).set_dependencies(&alloc, 1));
         }
         for (int i = 0; i < 1000; ++i)
-            head_while_running = rt.try_retire();
+            head_while_running = pto::detail::TaskPort(rt).try_retire();
         check.release.store(true);
     });
     CHECK(head_while_running == alloc);

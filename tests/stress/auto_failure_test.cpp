@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/scope/orchestration.h"
 
 using namespace pto;
@@ -73,7 +74,8 @@ TEST_CASE("a reader, overwriter or later writer of a failed task's data is cance
                 PTO2_SCOPE() {
                     submit_aiv(kStep, Args().inout(vo).scalar(1));
                 }
-            REQUIRE(current_runtime().try_retire().value > bad.value);  // the failed writer is long gone
+            REQUIRE(pto::detail::TaskPort(current_runtime()).try_retire().value >
+                    bad.value);  // the failed writer is long gone
             PTO2_SCOPE() {
                 raw = submit_aiv(kStep, Args().input(vx.slice(0, 8, 8)).scalar(2)).task_id();
             }
@@ -155,22 +157,25 @@ TEST_CASE("readers of a failed creator's buffer are cancelled after the creator 
         rt,
         [&] {
             TaskHandle creator;
+            TensorView
+                created;  // read while the creator's scope is open: the handle's outputs go when it retires
             PTO2_SCOPE() {
                 Args a;
                 a.output(TensorCreateInfo(DataType::F32, {64})).scalar(0);
                 creator = submit_aiv(kFail, a);
+                created = creator.output(0);
             }
             for (int i = 0; i < 40; ++i)
                 PTO2_SCOPE() {
                     submit_aiv(kStep, Args().inout(vo).scalar(1));
                 }
-            REQUIRE(current_runtime().try_retire().value > creator.task_id().value);
+            REQUIRE(pto::detail::TaskPort(current_runtime()).try_retire().value > creator.task_id().value);
             PTO2_SCOPE() {
-                submit_aiv(kStep, Args().input(creator.output(0)).scalar(2));
+                submit_aiv(kStep, Args().input(created).scalar(2));
             }
             PTO2_SCOPE(MANUAL) {
                 const TaskId c = creator.task_id();
-                submit_aic(kStep, Args().input(creator.output(0)).set_dependencies(&c, 1).scalar(3));
+                submit_aic(kStep, Args().input(created).set_dependencies(&c, 1).scalar(3));
             }
         },
         RunOptions{.throw_on_kernel_failure = false});

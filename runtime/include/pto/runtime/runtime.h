@@ -1,6 +1,8 @@
 // Runtime: the task ring, the scheduler threads over the simulated cores, and the executors
-// (docs/architecture.md). This is the task-level interface the scope and static_graph layers build on; graph
-// authors normally use pto::run and PTO2_SCOPE from pto/scope/orchestration.h instead of calling it directly.
+// (docs/architecture.md). Its public face is what an embedder needs: construction, kernel registration and
+// the reports and exports of a run. Runs are driven through pto::run and PTO2_SCOPE
+// (pto/scope/orchestration.h); the task-level plumbing those build on is detail::TaskPort
+// (pto/runtime/detail/task_port.h).
 #pragma once
 
 #include <cstdint>
@@ -12,29 +14,19 @@
 #include "pto/runtime/error.h"
 #include "pto/runtime/graph.h"
 #include "pto/runtime/ids.h"
-#include "pto/runtime/instance_edges.h"
 #include "pto/runtime/kernels.h"
 #include "pto/runtime/stats.h"
 #include "pto/runtime/task_desc.h"
 
 namespace pto {
 
-/// InstanceNode: one task of a batch submitted with Runtime::submit_instance (a static-template instance).
-/// Internal edges are offsets relative to the node itself, so one table serves every instance; the two
-/// tables must describe the same edges (see InstanceEdges::create for every rule).
-struct InstanceNode {
-    TaskSpec spec;
-    /// Consumers inside the batch: node i feeds node i + d for each d (all d > 0), ascending.
-    std::span<const std::uint32_t> consumer_offsets;
-    /// Producers inside the batch: node i waits for node i - d for each d (all d > 0, d <= i), ascending.
-    std::span<const std::uint32_t> producer_offsets;
-    /// Producers outside the batch (boundary dependencies), as for Runtime::submit.
-    std::span<const TaskId> external_producers;
-};
+namespace detail {
+class TaskPort;
+}
 
-/// Runtime: owns the scheduler threads and every preallocated pool. Construct once, then run any number of
-/// orchestrations, one at a time. All members except the constructor, destructor and the observability
-/// getters are called on the orchestrator thread: the thread that called begin_run.
+/// Runtime: owns the scheduler threads and every preallocated pool. Construct once, register kernels, then
+/// run any number of orchestrations (pto::run), one at a time; the report getters describe the last
+/// finished run.
 ///
 ///     pto::Runtime rt(pto::RuntimeConfig::a2a3());
 ///     rt.register_kernel(pto::FuncId{0}, {"matmul", 26.0, &matmul_cpu});
@@ -58,73 +50,11 @@ class Runtime {
     /// kernel_name: the registered name, or "func <n>" for unregistered ids (for messages).
     [[nodiscard]] std::string kernel_name(FuncId id) const;
 
-    // ---- Run lifecycle ---------------------------------------------------------------------------------
-
-    /// begin_run: starts a run on the calling thread, which becomes the orchestrator. In concurrent mode the
-    /// schedulers start dispatching at once. Throws RunInProgress if a run is already open. If the previous
-    /// run was aborted while kernels still ran, first waits for them; throws Stall if they make no progress
-    /// for another stall_timeout_ms (the runtime then stays usable once they return).
-    void begin_run();
-    /// end_orchestration: marks the end of the orchestration function (its wall time is reported). Serial
-    /// mode releases the schedulers here. Called by end_run if not called before.
-    void end_orchestration();
-    /// end_run: blocks until every submitted task has completed, failed or been cancelled, retires them all
-    /// and returns the report (also kept as last_report()). Never throws for kernel failures: the report
-    /// lists them. Throws Stall if the watchdog saw a stall this call was waiting on: the run is aborted (no
-    /// task starts any more, what had not started is cancelled), last_report() holds the counts and
-    /// RunReport::stalls the classified reports (docs/reliability.md).
-    RunReport end_run();
+    /// in_run: whether a run is open on this runtime (on any thread).
     [[nodiscard]] bool in_run() const;
 
-    // ---- Submission (orchestrator thread, inside a run) -------------------------------------------------
+    // ---- Reports and export ------------------------------------------------------------------------------
 
-    /// submit: adds one task that waits for `producers` (duplicates are merged; producers that already
-    /// retired are skipped). `scoped` means an open scope holds a reference to the task until
-    /// release_scope. Create-info outputs in spec.tensors are allocated and written back. Blocks while the
-    /// window, heap or edge pool is full and can drain; throws CapacityDeadlock if it cannot.
-    /// Throws InvalidDependency, InvalidBlockNum, InvalidTensor, NoActiveRun; a throwing call changes
-    /// nothing.
-    TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
-
-    /// submit_instance: adds nodes.size() tasks with contiguous ids starting at the returned id, wiring
-    /// internal edges from the offsets without any discovery. The offset tables are checked on every call
-    /// (InvalidTemplate naming the node and the offset, as InstanceEdges::create does) and the running
-    /// tasks read them until they retire, so the caller keeps them alive until then. Throws
-    /// CapacityExhausted if the batch is larger than the window (or the heap), otherwise waits like submit.
-    TaskId submit_instance(std::span<InstanceNode> nodes, bool scoped);
-    /// submit_instance with tables checked once: node k's offset spans must be exactly
-    /// edges->consumers(k) / producers(k) (InvalidArgument otherwise), and the runtime holds a reference on
-    /// `edges` until the instance's last task retires, so the caller may drop its own at once. This is how
-    /// static templates submit: no per-edge work per instance.
-    TaskId submit_instance(std::span<InstanceNode> nodes, const std::shared_ptr<const InstanceEdges>& edges,
-                           bool scoped);
-
-    /// next_task_id: the id the next submit will return.
-    [[nodiscard]] TaskId next_task_id() const;
-    /// run_first_task_id: the id of the first task of the current (or last) run.
-    [[nodiscard]] TaskId run_first_task_id() const;
-    /// retired_before: every task with a smaller id has retired. Advanced lazily; refresh with
-    /// try_retire().
-    [[nodiscard]] TaskId retired_before() const;
-    /// retired: retired_before() with the ids of this run's retired tasks that failed or were cancelled,
-    /// for layers that must pass that failure on to later consumers (see RetiredTasks).
-    [[nodiscard]] RetiredTasks retired() const;
-    /// try_retire: retires every finished, unreferenced task at the head of the window; returns the new
-    /// retired_before(). Never blocks.
-    TaskId try_retire();
-    /// wait_for_retirement: blocks until at least one more task retires. `knob` names the capacity the
-    /// caller is short of, for the CapacityDeadlock message when nothing can retire.
-    void wait_for_retirement(std::string_view knob);
-    /// release_scope: drops the scope reference of tasks [begin, end) that were submitted scoped and are
-    /// not yet released. Never waits.
-    void release_scope(TaskId begin, TaskId end);
-
-    // ---- Observability ---------------------------------------------------------------------------------
-
-    /// orchestrator_stats: the current run's orchestrator counters; upper layers add their phases.
-    [[nodiscard]] OrchestratorStats& orchestrator_stats();
-    /// is_profiling: whether phase timing is on (RuntimeConfig::profile_orchestrator).
-    [[nodiscard]] bool is_profiling() const;
     /// last_report: the report of the last finished run.
     [[nodiscard]] const RunReport& last_report() const;
     /// graph: the last run's graph (empty unless RuntimeConfig::record_graph).
@@ -138,6 +68,9 @@ class Runtime {
     struct Impl;
 
   private:
+    // The run lifecycle, submission and retirement: plumbing for the scope and static_graph layers.
+    friend class detail::TaskPort;
+
     std::unique_ptr<Impl> impl_;
 };
 

@@ -60,6 +60,17 @@ class Args {
     Args& set_dependencies(std::span<const TaskId> ids) {
         return set_dependencies(ids.data(), static_cast<std::uint32_t>(ids.size()));
     }
+    /// after: this task runs after `producers`, each a TaskHandle or a TaskId, on top of set_dependencies
+    /// and of what the tensormap finds. The ids are copied, so temporaries are fine; may be called several
+    /// times, up to kMaxAfterDependencies producers in all (more is reported by the submit as
+    /// TooManyArguments; pass long lists with set_dependencies).
+    ///
+    ///     auto sf = pto::submit_aiv(kSoftmax, pto::Args().input(s).output(p).after(qk));
+    template <class... Producers>
+    Args& after(const Producers&... producers) {
+        (add_after(id_of(producers)), ...);
+        return *this;
+    }
 
     // ---- read by the submit path ----
     [[nodiscard]] std::span<TensorArg> tensors() { return {tensor_data(), tensor_count_}; }
@@ -67,6 +78,10 @@ class Args {
     [[nodiscard]] std::span<const std::uint64_t> scalars() const { return {scalars_, scalar_count_}; }
     [[nodiscard]] std::uint32_t block_count() const { return block_num_; }
     [[nodiscard]] std::span<const TaskId> dependencies() const { return {deps_, dep_count_}; }
+    /// after_dependencies: the producers given to after(), in call order.
+    [[nodiscard]] std::span<const TaskId> after_dependencies() const { return {after_data(), after_count_}; }
+    /// created_outputs: how many outputs are create-infos the runtime allocates.
+    [[nodiscard]] std::uint32_t created_outputs() const { return created_; }
     [[nodiscard]] bool has_too_many_arguments() const { return too_many_; }
     [[nodiscard]] bool has_dependencies_set_twice() const { return deps_twice_; }
     /// has_null_dependencies: set_dependencies(nullptr, n > 0) was called (the submit refuses it).
@@ -78,11 +93,28 @@ class Args {
     [[nodiscard]] bool is_malformed() const {
         return too_many_ || deps_twice_ || null_deps_ || null_view_ != 0;
     }
+    /// has_too_many_after: after() was given more than kMaxAfterDependencies producers.
+    [[nodiscard]] bool has_too_many_after() const { return too_many_ && after_overflow_; }
     /// requested_tensors: how many tensor arguments were asked for, kept ones and dropped ones (for the
     /// TooManyArguments message).
     [[nodiscard]] std::uint32_t requested_tensors() const { return requested_tensors_; }
 
+    /// Most producers after() holds (inline, so building an Args never allocates).
+    static constexpr std::uint32_t kMaxAfterDependencies = 16;
+
   private:
+    static TaskId id_of(TaskId id) { return id; }
+    template <class Handle>
+    static TaskId id_of(const Handle& handle) {
+        return handle.task_id();
+    }
+    void add_after(TaskId id) {
+        if (after_count_ == kMaxAfterDependencies) [[unlikely]] {
+            too_many_ = after_overflow_ = true;
+            return;
+        }
+        new (after_storage_ + after_count_++ * sizeof(TaskId)) TaskId(id);
+    }
     Args& add(const TensorView& view, Direction direction) {
         ++requested_tensors_;
         if (tensor_count_ == kMaxTensorArgs) [[unlikely]] {
@@ -95,6 +127,7 @@ class Args {
         ++tensor_count_;
         return *this;
     }
+    const TaskId* after_data() const { return std::launder(reinterpret_cast<const TaskId*>(after_storage_)); }
     TensorArg* tensor_data() { return std::launder(reinterpret_cast<TensorArg*>(tensor_storage_)); }
     const TensorArg* tensor_data() const {
         return std::launder(reinterpret_cast<const TensorArg*>(tensor_storage_));
@@ -110,11 +143,15 @@ class Args {
     bool null_deps_ = false;
     bool deps_twice_ = false;
     bool too_many_ = false;
+    bool after_overflow_ = false;
+    std::uint32_t after_count_ = 0;
+    std::uint32_t created_ = 0;
     const TaskId* deps_ = nullptr;
     // Uninitialised on purpose: only the first tensor_count_ / scalar_count_ entries are ever written or
     // read, so building an Args costs what its arguments cost, not the 1.5 KiB of capacity.
     alignas(TensorArg) std::byte tensor_storage_[kMaxTensorArgs * sizeof(TensorArg)];
     std::uint64_t scalars_[kMaxScalarArgs];
+    alignas(TaskId) std::byte after_storage_[kMaxAfterDependencies * sizeof(TaskId)];  // uninitialised too
 };
 
 }  // namespace pto

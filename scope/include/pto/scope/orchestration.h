@@ -2,10 +2,10 @@
 // submit calls per core type, dependency-only tasks, alloc_tensors, and the TaskHandle they return.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
-#include <new>
 #include <span>
 #include <utility>
 #include <vector>
@@ -14,6 +14,15 @@
 #include "pto/scope/args.h"
 
 namespace pto {
+
+class TaskHandle;
+
+namespace detail {
+/// make_handle: the handle of task `id` whose kept tensor arguments are `tensors`, `outputs` of them
+/// allocated by its submit (what the submit calls return).
+TaskHandle make_handle(TaskId id, std::span<const TensorArg> tensors, std::uint32_t outputs,
+                       const std::atomic<std::uint64_t>* retired);
+}  // namespace detail
 
 /// ScopeMode: how tasks submitted in a scope get their dependencies.
 enum class ScopeMode : std::uint8_t {
@@ -27,32 +36,43 @@ inline constexpr ScopeMode AUTO = ScopeMode::Auto;
 inline constexpr ScopeMode MANUAL = ScopeMode::Manual;
 }  // namespace scope_tokens
 
-/// TaskHandle: what a submit returns: the task's id and the tensors the runtime allocated for it.
+/// TaskHandle: what a submit returns: the task's id and a reference to the tensors the runtime allocated for
+/// it, which stay where the runtime keeps the task's arguments. A handle is a small value (pass it around,
+/// store it, name it in Args::after); its outputs can be read until the task retires, which an open scope
+/// prevents, so read them in the scope that submitted the task (a TensorView copied out stays valid as
+/// metadata; its buffer lives as long as the creator task, see alloc_tensors).
 class TaskHandle {
   public:
-    /// User-provided for the same reason as Args(): value-initialisation must not zero the output storage.
-    TaskHandle() {}
-    TaskHandle(const TaskHandle& other) { *this = other; }
-    TaskHandle& operator=(const TaskHandle& other);
+    TaskHandle() = default;
 
-    /// task_id: the submitted task's id, for set_dependencies of later tasks.
+    /// task_id: the submitted task's id (for Args::after and set_dependencies of later tasks).
     [[nodiscard]] TaskId task_id() const { return id_; }
     /// output: the i-th tensor allocated by this submit (create-info outputs in argument order, or the
-    /// alloc_tensors results). Throws InvalidArgument if i >= output_count().
-    [[nodiscard]] const TensorView& output(std::uint32_t i) const;
+    /// alloc_tensors results). Throws InvalidArgument if i >= output_count() or the task retired already.
+    [[nodiscard]] TensorView output(std::uint32_t i) const;
     [[nodiscard]] std::uint32_t output_count() const { return output_count_; }
 
-    /// Used by the submit path.
-    void assign(TaskId id, std::span<const TensorArg> args);
-
   private:
-    TensorView* outputs() { return std::launder(reinterpret_cast<TensorView*>(storage_)); }
-    const TensorView* outputs() const { return std::launder(reinterpret_cast<const TensorView*>(storage_)); }
+    friend TaskHandle detail::make_handle(TaskId, std::span<const TensorArg>, std::uint32_t,
+                                          const std::atomic<std::uint64_t>*);
 
     TaskId id_;
-    std::uint32_t output_count_ = 0;
-    alignas(TensorView) std::byte storage_[kMaxTensorArgs * sizeof(TensorView)];
+    const TensorArg* tensors_ = nullptr;                   // the task's arguments as the runtime keeps them
+    const std::atomic<std::uint64_t>* retired_ = nullptr;  // the runtime's retirement watermark
+    std::uint16_t tensor_count_ = 0;
+    std::uint16_t output_count_ = 0;
 };
+
+inline TaskHandle detail::make_handle(TaskId id, std::span<const TensorArg> tensors, std::uint32_t outputs,
+                                      const std::atomic<std::uint64_t>* retired) {
+    TaskHandle h;
+    h.id_ = id;
+    h.tensors_ = tensors.data();
+    h.retired_ = retired;
+    h.tensor_count_ = static_cast<std::uint16_t>(tensors.size());
+    h.output_count_ = static_cast<std::uint16_t>(outputs);
+    return h;
+}
 
 /// RunOptions: how pto::run ends.
 struct RunOptions {

@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "pto/runtime/runtime.h"
+#include "pto/runtime/detail/task_port.h"
 
 namespace pto::detail {
 
