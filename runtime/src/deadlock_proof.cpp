@@ -45,7 +45,7 @@ bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
     std::uint64_t unfinished = 0;
     if (idle) {
         for (std::uint64_t id = retired_before; id < next_id; ++id) {
-            const std::uint32_t slot = static_cast<std::uint32_t>(id) & engine.window_mask;
+            const std::uint32_t slot = slot_of(id);
             if (detail::link_is_closed(engine.slots[slot].link.load(std::memory_order_acquire))) continue;
             ++unfinished;
             if (stuck.size() < detail::kMaxStuckIds) stuck.push_back(TaskId{id});
@@ -56,7 +56,7 @@ bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
     bool unretirable = false;
     if (idle && unfinished == 0 && retired_before < next_id) {
         try_retire();
-        const std::uint32_t oldest = static_cast<std::uint32_t>(retired_before) & engine.window_mask;
+        const std::uint32_t oldest = slot_of(retired_before);
         unretirable = retired_before < next_id && !books[oldest].scope_held &&
                       detail::link_refs(engine.slots[oldest].link.load(std::memory_order_acquire)) != 0;
         if (unretirable) stuck.push_back(TaskId{retired_before});

@@ -14,7 +14,6 @@ using detail::Outcome;
 using detail::PhaseTimer;
 
 std::uint32_t Runtime::Impl::select_producers(TaskId id, std::span<const TaskId> producers) {
-    const std::uint32_t mask = engine.window_mask;
     std::uint32_t selected = 0;
     for (TaskId p : producers) {
         if (p.value < retired_before) {
@@ -22,11 +21,10 @@ std::uint32_t Runtime::Impl::select_producers(TaskId id, std::span<const TaskId>
             // A producer that failed or was cancelled cancels its consumers even after it retired
             // (docs/reliability.md).
             if (RetiredTasks{TaskId{retired_before}, retired_unsuccessful}.is_unsuccessful(p)) [[unlikely]]
-                engine.slots[static_cast<std::uint32_t>(id.value) & mask].outcome.store(
-                    Outcome::Cancelled, std::memory_order_relaxed);
+                engine.slots[slot_of(id.value)].outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
             continue;
         }
-        const std::uint32_t ps = static_cast<std::uint32_t>(p.value) & mask;
+        const std::uint32_t ps = slot_of(p.value);
         detail::SlotBook& pbook = books[ps];
         if (pbook.last_consumer == id.value) {
             ++stats.edges_duplicate;

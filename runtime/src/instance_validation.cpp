@@ -1,11 +1,13 @@
-// Checks of an instance's internal edges before submit_instance changes anything: tables the caller built
-// are checked in full on every call; tables built as InstanceEdges were checked once, at creation, so the
-// call only confirms that the nodes carry those very tables.
+// Checks of a template instance before submit_instance changes anything: its size against the window and
+// the pools, every node's spec and boundary producers, and its internal edges: tables the caller built are
+// checked in full on every call; tables built as InstanceEdges were checked once, at creation, so the call
+// only confirms that the nodes carry those very tables.
 #include <string>
 
 #include "instance_edges_check.h"
 #include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
+#include "submit_sizes.h"
 
 namespace pto {
 
@@ -72,6 +74,53 @@ void Runtime::Impl::validate_instance_edges(std::span<const InstanceNode> nodes,
             n.producer_offsets.data() != p.data() || n.producer_offsets.size() != p.size()) [[unlikely]]
             throw_foreign_tables(*this, nodes, first, *edges);
     }
+}
+
+Runtime::Impl::InstanceNeeds Runtime::Impl::validate_instance(std::span<const InstanceNode> nodes,
+                                                              TaskId first, const InstanceEdges* edges) {
+    if (nodes.size() > config.window_tasks) [[unlikely]]
+        detail::throw_error(
+            ErrorCode::CapacityExhausted,
+            "a static template instance of " + std::to_string(nodes.size()) + " tasks (starting at task " +
+                std::to_string(first.value) +
+                ") is larger than the whole task window: raise RuntimeConfig::window_tasks (" +
+                std::to_string(config.window_tasks) + ") or split the template");
+    validate_instance_edges(nodes, first, edges);
+    detail::HeapNeed heap_need;
+    InstanceNeeds needs;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const InstanceNode& n = nodes[i];
+        const TaskId id = first.plus(i);
+        validate_spec(n.spec, id);
+        if (n.spec.kind == TaskKind::Alloc && !(n.external_producers.empty() && n.producer_offsets.empty()))
+            [[unlikely]]
+            detail::throw_error(ErrorCode::InvalidTemplate,
+                                describe_task(id, &n.spec) +
+                                    " cannot wait for producers: an alloc task completes "
+                                    "when it is submitted");
+        // External producers must precede the whole instance.
+        validate_producers(n.external_producers, first, n.spec);
+        needs.edge_nodes += n.external_producers.size();
+        heap_need.add(n.spec.tensors);
+        needs.arg_bytes += detail::argument_bytes(n.spec);
+    }
+    if (needs.arg_bytes > engine.args.capacity()) [[unlikely]]
+        detail::throw_error(ErrorCode::CapacityExhausted,
+                            "a static template instance starting at task " + std::to_string(first.value) +
+                                " copies " + std::to_string(needs.arg_bytes) +
+                                " argument bytes (with room for wrapping), more than the "
+                                "argument ring holds: raise RuntimeConfig::argument_bytes (" +
+                                std::to_string(engine.args.capacity()) + ")");
+    if (needs.edge_nodes > engine.edges.capacity()) [[unlikely]]
+        detail::throw_error(ErrorCode::CapacityExhausted,
+                            "a static template instance starting at task " + std::to_string(first.value) +
+                                " needs " + std::to_string(needs.edge_nodes) +
+                                " boundary edges, more than the edge pool holds: raise "
+                                "RuntimeConfig::edge_capacity (" +
+                                std::to_string(config.edge_capacity) + ")");
+    needs.heap_bytes = heap_need.reserve_bytes();
+    check_heap_need(needs.heap_bytes, first, nullptr);
+    return needs;
 }
 
 }  // namespace pto

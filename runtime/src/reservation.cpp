@@ -13,9 +13,8 @@ using detail::Outcome;
 TaskId Runtime::Impl::try_retire() {
     // A producer with staged consumers must not retire before they are spliced: they hold references.
     flush_links();
-    const std::uint32_t mask = engine.window_mask;
     while (retired_before < next_id) {
-        const std::uint32_t slot = static_cast<std::uint32_t>(retired_before) & mask;
+        const std::uint32_t slot = slot_of(retired_before);
         // Acquire pairs with the last drop_reference (seq_cst RMW): every thread is done with the slot.
         if (books[slot].scope_held ||
             detail::link_refs(engine.slots[slot].link.load(std::memory_order_acquire)) != 0)
@@ -69,7 +68,7 @@ void Runtime::Impl::throw_deadlock(std::string_view knob) const {
     }
     std::uint64_t held = 0;
     for (std::uint64_t id = retired_before; id < next_id; ++id)
-        held += books[id & engine.window_mask].scope_held ? 1 : 0;
+        held += books[slot_of(id)].scope_held ? 1 : 0;
     detail::throw_error(ErrorCode::CapacityDeadlock,
                         knob_text + " is exhausted and cannot drain: the oldest unretired task " +
                             std::to_string(retired_before) +
@@ -84,7 +83,7 @@ void Runtime::Impl::wait_for_retirement(std::string_view knob) {
     const std::uint64_t before = retired_before;
     for (;;) {
         if (try_retire().value > before) return;
-        const std::uint32_t oldest = static_cast<std::uint32_t>(retired_before) & engine.window_mask;
+        const std::uint32_t oldest = slot_of(retired_before);
         const bool serial_blocked = config.orchestration == OrchestrationMode::Serial &&
                                     phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating;
         if (retired_before == next_id || books[oldest].scope_held || serial_blocked) throw_deadlock(knob);

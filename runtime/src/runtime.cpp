@@ -253,7 +253,7 @@ RunReport Runtime::Impl::end_run() {
     end_orchestration();
     // Scope holds the orchestration function left behind (only possible without the scope layer).
     for (std::uint64_t id = retired_before; id < next_id; ++id)
-        books[static_cast<std::uint32_t>(id) & engine.window_mask].scope_held = false;
+        books[slot_of(id)].scope_held = false;
     flush_links();  // consumers staged by scopes left open: unlinked, they would never become ready
     settle_run(/*recovering=*/false);  // throws Stall if an aborted run's kernels do not return
     return finish_run(/*throw_if_aborted=*/true, /*release=*/true);
@@ -403,7 +403,7 @@ bool Runtime::Impl::reap_if_idle() {
     engine.cancel_queued(orchestrator_ctx);
     std::uint64_t reaped = 0;
     for (std::uint64_t id = retired_before; id < next_id; ++id) {
-        const std::uint32_t slot = static_cast<std::uint32_t>(id) & engine.window_mask;
+        const std::uint32_t slot = slot_of(id);
         if (detail::link_is_closed(engine.slots[slot].link.load(std::memory_order_acquire))) continue;
         engine.complete_task(slot, detail::Outcome::Cancelled, orchestrator_ctx);
         ++reaped;
@@ -435,7 +435,6 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
     watchdog->disarm();
 
     try_retire();
-    PTO_ASSERT(retired_before == next_id, "every task retires once the run drained");
 
     RunReport report;
     report.submitted = next_id - run_first_id;
@@ -453,7 +452,7 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
             aicpu_records.insert(aicpu_records.end(), s->aicpu_records().begin(), s->aicpu_records().end());
         }
     }
-    PTO_ASSERT(total.total() == report.submitted, "completed + failed + cancelled == submitted");
+    check_drained(total.total());
     report.completed = total.completed;
     report.failed = total.failed;
     report.cancelled = total.cancelled;

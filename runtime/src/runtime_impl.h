@@ -51,6 +51,10 @@ struct Runtime::Impl {
     // The run phase (runtime.cpp; see run_phase.h).
     void release_run(detail::RunPhase next);
     [[nodiscard]] bool owns_run() const { return detail::t_owned_run == this; }
+    /// slot_of: the window slot of task `id` (ids are consecutive, the window a power of two).
+    [[nodiscard]] std::uint32_t slot_of(std::uint64_t id) const {
+        return static_cast<std::uint32_t>(id) & engine.window_mask;
+    }
     /// is_orchestrating: this thread orchestrates the run and its orchestration has not ended.
     [[nodiscard]] bool is_orchestrating() const {
         return owns_run() && phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating;
@@ -65,6 +69,9 @@ struct Runtime::Impl {
     void quiesce_schedulers();
     void resume_dispatch();
     RunReport finish_run(bool throw_if_aborted, bool release);
+    /// check_drained: after a run retired everything, every pool is empty and `counted` tasks ended (one per
+    /// submit); otherwise prints what leaked and aborts (run_invariants.cpp).
+    void check_drained(std::uint64_t counted) const;
     void recover_aborted_run();
     [[noreturn]] void throw_stall_while_waiting(std::string_view knob);
     // Deadlocks proven without a timeout (deadlock_proof.cpp).
@@ -74,6 +81,9 @@ struct Runtime::Impl {
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
     TaskId submit_instance(std::span<InstanceNode> nodes, const std::shared_ptr<const InstanceEdges>& edges,
                            bool scoped);
+    void init_instance_slots(std::span<const InstanceNode> nodes, TaskId first, bool scoped);
+    void link_instance(std::span<const InstanceNode> nodes, TaskId first);
+    void record_instance_node(const InstanceNode& n, TaskId id);
     void release_scope(TaskId begin, TaskId end);
     [[nodiscard]] std::span<const TensorArg> task_tensors(TaskId id) const;
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
@@ -83,8 +93,17 @@ struct Runtime::Impl {
     void check_run_open(const char* call) const;
     void validate_spec(const TaskSpec& spec, TaskId id) const;
     void validate_producers(std::span<const TaskId> producers, TaskId id, const TaskSpec& spec) const;
+    /// InstanceNeeds: the room a whole template instance reserves at once.
+    struct InstanceNeeds {
+        std::uint64_t edge_nodes = 0;
+        std::uint64_t heap_bytes = 0;
+        std::uint64_t arg_bytes = 0;
+    };
+    // A template instance (instance_validation.cpp).
+    InstanceNeeds validate_instance(std::span<const InstanceNode> nodes, TaskId first,
+                                    const InstanceEdges* edges);
     void validate_instance_edges(std::span<const InstanceNode> nodes, TaskId first,
-                                 const InstanceEdges* edges);  // (instance_validation.cpp)
+                                 const InstanceEdges* edges);
     void check_heap_need(std::uint64_t reserve_bytes, TaskId id, const TaskSpec* spec) const;
     std::string describe_task(TaskId id, const TaskSpec* spec = nullptr) const;
     // Room and retirement (reservation.cpp).

@@ -8,70 +8,21 @@
 #include "phase_timer.h"
 #include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
+#include "submit_sizes.h"
 
 namespace pto {
 
+using detail::argument_bytes;
+using detail::create_info_bytes;
+using detail::HeapNeed;
+using detail::keeps_arguments;
 using detail::kLinkRefUnit;
 using detail::Outcome;
 using detail::PhaseTimer;
 using detail::TaskSlot;
 
-namespace {
-
-std::uint64_t aligned_bytes(std::uint64_t bytes) {
-    const std::uint64_t a = detail::HeapRing::kAlignment;
-    return std::max<std::uint64_t>(a, (bytes + a - 1) & ~(a - 1));
-}
-
-/// create_info_bytes: bytes of a create-info output, saturated at 2^48 (more than any heap ring holds), so an
-/// absurd shape is rejected as larger than the heap instead of wrapping around to a small size.
-std::uint64_t create_info_bytes(const TensorView& v) {
-    constexpr std::uint64_t kSaturated = 1ull << 48;
-    std::uint64_t bytes = size_of(v.dtype);
-    for (int d = 0; d < v.ndim && d < kMaxTensorDims; ++d) {
-        // Overflow test by multiplication, not division: this runs per create-info on the submit path.
-        if (__builtin_mul_overflow(bytes, std::uint64_t{v.shape[d]}, &bytes) || bytes > kSaturated)
-            return kSaturated;
-    }
-    return bytes;
-}
-
-/// keeps_arguments: whether the task's arguments go to the argument ring: kernels read them back (the compute
-/// executor), and a task that allocates outputs keeps them so its handle can hand the new views out.
-bool keeps_arguments(const TaskSpec& spec) {
-    if (spec.kind == TaskKind::Kernel) return true;
-    for (const TensorArg& a : spec.tensors)
-        if (a.view.base == nullptr) return true;
-    return false;
-}
-
-/// argument_bytes: argument-ring room to reserve for `spec`.
-std::uint64_t argument_bytes(const TaskSpec& spec) {
-    if (!keeps_arguments(spec)) return 0;
-    return detail::ArgRing::reserve_bytes(
-        detail::ArgRecord::bytes_for(spec.tensors.size(), spec.scalars.size()));
-}
-
-/// HeapNeed: bytes a set of create-info outputs needs. Buffers never wrap, so carving them may skip the
-/// ring's tail once, wasting less than the largest buffer: reserving total + largest always suffices.
-struct HeapNeed {
-    std::uint64_t total = 0;
-    std::uint64_t largest = 0;
-    void add(std::span<const TensorArg> tensors) {
-        for (const TensorArg& a : tensors) {
-            if (a.view.base != nullptr) continue;
-            const std::uint64_t b = aligned_bytes(create_info_bytes(a.view));
-            total += b;
-            largest = std::max(largest, b);
-        }
-    }
-    [[nodiscard]] std::uint64_t reserve_bytes() const { return total == 0 ? 0 : total + largest; }
-};
-
-}  // namespace
-
 std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool scoped) {
-    const std::uint32_t slot = static_cast<std::uint32_t>(id.value) & engine.window_mask;
+    const std::uint32_t slot = slot_of(id.value);
     TaskSlot& t = engine.slots[slot];
     // Relaxed: the slot is unpublished; the first link CAS or the ready-queue push releases these stores.
     t.blocks_claimed.store(0, std::memory_order_relaxed);
@@ -196,56 +147,23 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes,
     if (nodes.empty()) return first;
     const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::SubmitInstance, run_start_ns, first,
                                     static_cast<std::uint32_t>(nodes.size()));
-    if (nodes.size() > config.window_tasks) [[unlikely]]
-        detail::throw_error(
-            ErrorCode::CapacityExhausted,
-            "a static template instance of " + std::to_string(nodes.size()) + " tasks (starting at task " +
-                std::to_string(first.value) +
-                ") is larger than the whole task window: raise RuntimeConfig::window_tasks (" +
-                std::to_string(config.window_tasks) + ") or split the template");
-    validate_instance_edges(nodes, first, edges.get());
-    HeapNeed heap_need;
-    std::uint64_t edge_nodes = 0;
-    std::uint64_t arg_bytes = 0;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const InstanceNode& n = nodes[i];
-        const TaskId id = first.plus(i);
-        validate_spec(n.spec, id);
-        if (n.spec.kind == TaskKind::Alloc && !(n.external_producers.empty() && n.producer_offsets.empty()))
-            [[unlikely]]
-            detail::throw_error(ErrorCode::InvalidTemplate,
-                                describe_task(id, &n.spec) +
-                                    " cannot wait for producers: an alloc task completes "
-                                    "when it is submitted");
-        // External producers must precede the whole instance.
-        validate_producers(n.external_producers, first, n.spec);
-        edge_nodes += n.external_producers.size();
-        heap_need.add(n.spec.tensors);
-        arg_bytes += argument_bytes(n.spec);
-    }
-    if (arg_bytes > engine.args.capacity()) [[unlikely]]
-        detail::throw_error(ErrorCode::CapacityExhausted,
-                            "a static template instance starting at task " + std::to_string(first.value) +
-                                " copies " + std::to_string(arg_bytes) +
-                                " argument bytes (with room for wrapping), more than the "
-                                "argument ring holds: raise RuntimeConfig::argument_bytes (" +
-                                std::to_string(engine.args.capacity()) + ")");
-    if (edge_nodes > engine.edges.capacity()) [[unlikely]]
-        detail::throw_error(ErrorCode::CapacityExhausted,
-                            "a static template instance starting at task " + std::to_string(first.value) +
-                                " needs " + std::to_string(edge_nodes) +
-                                " boundary edges, more than the edge pool holds: raise "
-                                "RuntimeConfig::edge_capacity (" +
-                                std::to_string(config.edge_capacity) + ")");
-    check_heap_need(heap_need.reserve_bytes(), first, nullptr);
+    const InstanceNeeds needs = validate_instance(nodes, first, edges.get());
     {
         PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);
-        reserve(nodes.size(), edge_nodes, heap_need.reserve_bytes(), arg_bytes);
+        reserve(nodes.size(), needs.edge_nodes, needs.heap_bytes, needs.arg_bytes);
     }
     // The slots below point into the tables until the tasks retire (raw tables: the caller's promise).
     if (edges) edge_table_holds.hold(edges, first.value + nodes.size() - 1);
+    init_instance_slots(nodes, first, scoped);
+    link_instance(nodes, first);
+    if (!scoped || staged_edges >= kMaxStagedEdges) flush_links();
+    finish_orchestrator_completions();
+    submits_published.store(next_id - run_first_id, std::memory_order_relaxed);
+    return first;
+}
 
-    // Phase 1: initialise every slot, fanin counts included, before any node is published, so a node that
+void Runtime::Impl::init_instance_slots(std::span<const InstanceNode> nodes, TaskId first, bool scoped) {
+    // Every slot, fanin counts included, is initialised before any node is published, so a node that
     // completes at once finds its internal consumers ready to be released.
     candidates.clear();
     std::uint64_t edge_cursor = engine.edges.head();
@@ -270,46 +188,43 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes,
         book.edge_end = edge_cursor;
         book.heap_end = heap.head();
         count_submit(n.spec);
-        if (config.record_graph) {
-            instance_scratch.clear();
-            for (std::uint32_t d : n.producer_offsets)
-                instance_scratch.push_back(TaskId{id.value - d});
-            instance_scratch.insert(instance_scratch.end(), n.external_producers.begin(),
-                                    n.external_producers.end());
-            record_task(n.spec, id, instance_scratch);
-        }
+        if (config.record_graph) record_instance_node(n, id);
     }
     next_id += nodes.size();
     if (config.record_graph)
         graph.instances.push_back(RecordedRange{first, static_cast<std::uint32_t>(nodes.size())});
+}
 
-    // Phase 2: boundary edges, then each node settles its fanin, in node order.
-    {
-        // Ends before flush_links, which times itself into the same counter.
-        PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
-        std::size_t offset = 0;
-        for (std::size_t i = 0; i < nodes.size(); ++i) {
-            const InstanceNode& n = nodes[i];
-            const std::uint32_t slot = static_cast<std::uint32_t>(first.value + i) & engine.window_mask;
-            const std::uint32_t external = engine.slots[slot].fanin_edge_count;
-            stage_links(slot, candidates.data() + offset, external);
-            offset += external;
-            if (n.spec.kind == TaskKind::Alloc) {
-                engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
-            } else if (external + n.producer_offsets.size() == 0) {
-                engine.make_ready(slot, orchestrator_ctx);
-            }
+void Runtime::Impl::record_instance_node(const InstanceNode& n, TaskId id) {
+    instance_scratch.clear();
+    for (std::uint32_t d : n.producer_offsets)
+        instance_scratch.push_back(TaskId{id.value - d});
+    instance_scratch.insert(instance_scratch.end(), n.external_producers.begin(), n.external_producers.end());
+    record_task(n.spec, id, instance_scratch);
+}
+
+void Runtime::Impl::link_instance(std::span<const InstanceNode> nodes, TaskId first) {
+    // Boundary edges, then each node settles its fanin, in node order. Ends before flush_links, which times
+    // itself into the same counter.
+    PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
+    std::size_t offset = 0;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const InstanceNode& n = nodes[i];
+        const std::uint32_t slot = slot_of(first.value + i);
+        const std::uint32_t external = engine.slots[slot].fanin_edge_count;
+        stage_links(slot, candidates.data() + offset, external);
+        offset += external;
+        if (n.spec.kind == TaskKind::Alloc) {
+            engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
+        } else if (external + n.producer_offsets.size() == 0) {
+            engine.make_ready(slot, orchestrator_ctx);
         }
     }
-    if (!scoped || staged_edges >= kMaxStagedEdges) flush_links();
-    finish_orchestrator_completions();
-    submits_published.store(next_id - run_first_id, std::memory_order_relaxed);
-    return first;
 }
 
 std::span<const TensorArg> Runtime::Impl::task_tensors(TaskId id) const {
     if (id.value < retired_before || id.value >= next_id) return {};
-    const std::uint32_t slot = static_cast<std::uint32_t>(id.value) & engine.window_mask;
+    const std::uint32_t slot = slot_of(id.value);
     if (engine.slot_info[slot].args_offset == detail::SlotInfo::kNoArguments) return {};
     const detail::ArgRecord& record = engine.args_of(slot);
     return {record.tensors(), record.tensor_count};
@@ -326,7 +241,7 @@ void Runtime::Impl::release_scope(TaskId begin, TaskId end) {
     const std::uint64_t from = std::max(begin.value, retired_before);
     const std::uint64_t to = std::min(end.value, next_id);
     for (std::uint64_t id = from; id < to; ++id)
-        books[static_cast<std::uint32_t>(id) & engine.window_mask].scope_held = false;
+        books[slot_of(id)].scope_held = false;
 }
 
 }  // namespace pto
