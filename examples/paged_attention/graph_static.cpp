@@ -73,12 +73,18 @@ Template build_group(const Shape& shape, BoundaryMode mode, GroupPosition positi
         b.edge(kSoftmaxNode, kUpdateNode);
         // Each kernel's first write to the scope's scratch meets only the alloc (its creator): the
         // lookups that give B's alloc -> kernel edges. UP's running state meets the previous group's UP.
-        b.boundary_input(kQkNode, 3).boundary_input(kSoftmaxNode, 1).boundary_input(kPvNode, 3);
-        b.boundary_input(kUpdateNode, 3).boundary_input(kUpdateNode, 4).boundary_input(kUpdateNode, 5);
+        b.boundary_input(kQkNode, g.sij)
+            .boundary_input(kSoftmaxNode, g.pij)
+            .boundary_input(kPvNode, g.oi_new);
+        b.boundary_input(kUpdateNode, g.m_run)
+            .boundary_input(kUpdateNode, g.l_run)
+            .boundary_input(kUpdateNode, g.oi);
         if (last)
-            b.boundary_output(kUpdateNode, 6);
+            b.boundary_output(kUpdateNode, g.out);
         else
-            b.boundary_output(kUpdateNode, 3).boundary_output(kUpdateNode, 4).boundary_output(kUpdateNode, 5);
+            b.boundary_output(kUpdateNode, g.m_run)
+                .boundary_output(kUpdateNode, g.l_run)
+                .boundary_output(kUpdateNode, g.oi);
     }
     return b.finalize();
 }

@@ -87,9 +87,9 @@ Template build_g1(const DecodeGraph::State& st, BoundaryMode mode, G1Layout& g) 
         b.edge(producer, g.qk_norm_node);
 
     if (mode == BoundaryMode::Tensormap) {
-        b.boundary_output(g.qk_norm_node, 4).boundary_output(g.qk_norm_node, 5);
-        for (std::uint32_t v : g.v_nodes)
-            b.boundary_output(v, 2);
+        b.boundary_output(g.qk_norm_node, g.q_normed).boundary_output(g.qk_norm_node, g.k_normed);
+        for (std::size_t i = 0; i < g.v_nodes.size(); ++i)
+            b.boundary_output(g.v_nodes[i], g.v_out[i]);
     }
     return b.finalize();
 }
@@ -155,13 +155,13 @@ Template build_g2(const DecodeGraph::State& st, BoundaryMode mode, G2Layout& g) 
             .edge(sm, sv)
             .edge(sv, a.online_node)
             .edge(sm, a.online_node);
-        if (mode == BoundaryMode::Tensormap) b.boundary_output(a.online_node, 3);
+        if (mode == BoundaryMode::Tensormap) b.boundary_output(a.online_node, a.attn);
         g.attention.push_back(a);
     }
     if (mode == BoundaryMode::Manual)
         b.boundary_input(rope);
     else
-        b.boundary_input(rope, 0).boundary_input(rope, 1).boundary_input(rope, 2);
+        b.boundary_input(rope, g.q_normed).boundary_input(rope, g.k_normed).boundary_input(rope, g.v);
     return b.finalize();
 }
 
@@ -230,13 +230,13 @@ Template build_g3(const DecodeGraph::State& st, BoundaryMode mode, G3Layout& g) 
         ra.scalar_value(downs[j].chunk_base).scalar_value(c_down).block_num(downs[j].block_num);
         const std::uint32_t res = add_op(b, st, Op::DownProjResidual, ra);
         b.edge(down, res).edge(out_nodes[j], res);
-        if (mode == BoundaryMode::Tensormap) b.boundary_output(res, 2);
+        if (mode == BoundaryMode::Tensormap) b.boundary_output(res, g.out_cols.back());
     }
     for (std::uint32_t o : out_nodes)
         if (mode == BoundaryMode::Manual)
             b.boundary_input(o);
         else
-            b.boundary_input(o, 0);
+            b.boundary_input(o, g.attn);
     return b.finalize();
 }
 

@@ -48,8 +48,8 @@ TileTemplate build_tile_template(pto::BoundaryMode mode) {
     if (mode == pto::BoundaryMode::Manual) {
         b.boundary_input(tile.project);  // takes producers from Bindings::depend
     } else {
-        b.boundary_input(tile.project, 0);  // argument 0 (x) is looked up in the tensormap
-        b.boundary_output(tile.mix, 2);     // argument 2 (y) is recorded for later readers
+        b.boundary_input(tile.project, tile.x);  // x is looked up in the tensormap
+        b.boundary_output(tile.mix, tile.y);     // y is recorded for later readers
     }
     tile.tpl = b.finalize();  // validates; throws pto::Error naming the node on a mistake
     return tile;

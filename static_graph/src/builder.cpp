@@ -134,6 +134,16 @@ TemplateBuilder& TemplateBuilder::boundary_output(std::uint32_t node, std::uint3
     return *this;
 }
 
+TemplateBuilder& TemplateBuilder::boundary_input(std::uint32_t node, TensorSlot slot) {
+    d_->boundary_inputs.push_back(Description::NodeArg{node, Description::kBySlot, slot.index});
+    return *this;
+}
+
+TemplateBuilder& TemplateBuilder::boundary_output(std::uint32_t node, TensorSlot slot) {
+    d_->boundary_outputs.push_back(Description::NodeArg{node, Description::kBySlot, slot.index});
+    return *this;
+}
+
 // ---- Template ------------------------------------------------------------------------------------------
 
 Template::Template() = default;

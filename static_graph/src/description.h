@@ -18,11 +18,15 @@ struct TemplateBuilder::Description {
         FuncId funcs[3];
         NodeArgs args;
     };
-    /// NodeArg: a (node, tensor argument) pair named by a boundary declaration.
+    /// NodeArg: a (node, tensor argument) pair named by a boundary declaration, by argument position or by
+    /// the slot that feeds it (then `arg` is kBySlot and finalize resolves it to every argument `slot`
+    /// feeds).
     struct NodeArg {
         std::uint32_t node;
         std::uint32_t arg;
+        std::uint32_t slot = 0;
     };
+    static constexpr std::uint32_t kBySlot = ~0u;
 
     std::string name;
     BoundaryMode mode;
@@ -31,8 +35,8 @@ struct TemplateBuilder::Description {
     std::vector<Node> nodes;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;  // (producer, consumer) as declared
     std::vector<std::uint32_t> boundary_nodes;                   // boundary_input(node)
-    std::vector<NodeArg> boundary_inputs;                        // boundary_input(node, arg)
-    std::vector<NodeArg> boundary_outputs;                       // boundary_output(node, arg)
+    std::vector<NodeArg> boundary_inputs;                        // boundary_input(node, arg or slot)
+    std::vector<NodeArg> boundary_outputs;                       // boundary_output(node, arg or slot)
 };
 
 }  // namespace pto

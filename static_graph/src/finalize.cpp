@@ -273,6 +273,37 @@ void build_boundaries(const Description& d, detail::TemplateData& t, const Check
                             ", but the node has " + std::to_string(t.nodes[na.node].tensors.count) +
                             " tensor arguments");
     };
+    // Boundaries named by slot: every tensor argument of the node that the slot feeds.
+    const auto resolve = [&](const std::vector<Description::NodeArg>& declared, const char* what) {
+        std::vector<Description::NodeArg> positional;
+        for (const Description::NodeArg& na : declared) {
+            if (na.arg != Description::kBySlot) {
+                positional.push_back(na);
+                continue;
+            }
+            if (na.node >= count)
+                c.fail(ErrorCode::InvalidTemplate, std::string(what) + " names node " +
+                                                       std::to_string(na.node) + ", but the template has " +
+                                                       std::to_string(count) + " nodes");
+            const std::span<const NodeArgs::TensorParam> params = d.nodes[na.node].args.tensors();
+            bool fed = false;
+            for (std::uint32_t a = 0; a < params.size(); ++a) {
+                if (params[a].source != NodeArgs::TensorSource::Slot || params[a].slot != na.slot) continue;
+                positional.push_back(Description::NodeArg{na.node, a});
+                fed = true;
+            }
+            if (!fed)
+                c.fail_node(
+                    ErrorCode::InvalidTemplate, na.node,
+                    std::string(what) + " names tensor slot " +
+                        (na.slot < d.tensor_slot_names.size() ? "'" + d.tensor_slot_names[na.slot] + "'"
+                                                              : std::to_string(na.slot)) +
+                        ", which feeds no tensor argument of the node");
+        }
+        return positional;
+    };
+    const std::vector<Description::NodeArg> boundary_inputs = resolve(d.boundary_inputs, "boundary_input");
+    const std::vector<Description::NodeArg> boundary_outputs = resolve(d.boundary_outputs, "boundary_output");
     std::vector<std::vector<std::uint32_t>> inputs(count), outputs(count);
     std::vector<bool> explicit_deps(count, false);
     for (std::uint32_t k : d.boundary_nodes) {
@@ -282,7 +313,7 @@ void build_boundaries(const Description& d, detail::TemplateData& t, const Check
                                                    " nodes");
         explicit_deps[k] = true;
     }
-    for (const Description::NodeArg& na : d.boundary_inputs) {
+    for (const Description::NodeArg& na : boundary_inputs) {
         check_node_arg(na, "boundary_input");
         const std::uint32_t position = t.nodes[na.node].tensors.begin + na.arg;
         if (std::find(t.create_info_positions.begin(), t.create_info_positions.end(), position) !=
@@ -293,7 +324,7 @@ void build_boundaries(const Description& d, detail::TemplateData& t, const Check
                     ", a create-info output: a buffer allocated by this node has no earlier accessors");
         inputs[na.node].push_back(na.arg);
     }
-    for (const Description::NodeArg& na : d.boundary_outputs) {
+    for (const Description::NodeArg& na : boundary_outputs) {
         check_node_arg(na, "boundary_output");
         outputs[na.node].push_back(na.arg);
     }

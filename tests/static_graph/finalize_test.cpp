@@ -215,6 +215,31 @@ TEST_CASE("boundary declarations must name existing nodes and arguments and fit 
     CHECK(t.has_boundary_inputs());
 }
 
+TEST_CASE("tensormap boundaries named by slot resolve to the arguments the slot feeds",
+          "[static_graph][finalize][errors][boundary]") {
+    struct Body {
+        TemplateBuilder b{"named", BoundaryMode::Tensormap};
+        TensorSlot x = b.tensor_slot("x");
+        TensorSlot y = b.tensor_slot("y");
+        TensorSlot unused = b.tensor_slot("unused");
+        Body() {
+            b.add_aiv(kA, NodeArgs().input(x).output(y).label("head"));
+            b.add_aiv(kA, NodeArgs().input(y).label("tail"));
+        }
+    };
+    Body ok;
+    const Template t = ok.b.boundary_input(0, ok.x).boundary_output(0, ok.y).finalize();
+    CHECK(t.has_boundary_inputs());
+    // A slot that feeds none of the node's arguments is a mistake, named with the slot's name.
+    Body wrong_node;
+    expect_error([&] { (void)wrong_node.b.boundary_input(1, wrong_node.x).finalize(); },
+                 ErrorCode::InvalidTemplate,
+                 {"template 'named'", "node 1 (tail)", "boundary_input", "'x'", "feeds no tensor argument"});
+    Body unused_slot;
+    expect_error([&] { (void)unused_slot.b.boundary_output(0, unused_slot.unused).finalize(); },
+                 ErrorCode::InvalidTemplate, {"node 0 (head)", "boundary_output", "'unused'"});
+}
+
 TEST_CASE("a node with more internal consumers than a task slot counts is rejected",
           "[static_graph][finalize][errors]") {
     TemplateBuilder b("fan", BoundaryMode::Manual);

@@ -149,12 +149,16 @@ class TemplateBuilder {
     TemplateBuilder& edge(std::uint32_t producer, std::uint32_t consumer);
     /// boundary_input(node): `node` may be given producers outside the instance with Bindings::depend.
     TemplateBuilder& boundary_input(std::uint32_t node);
-    /// boundary_input(node, arg): (Tensormap mode) tensor argument `arg` of `node` is looked up in the
-    /// tensormap at instantiation, with its direction (reads find writers; writes find writers and readers).
-    /// Declare only arguments whose earlier accessors lie outside the instance.
+    /// boundary_input(node, slot): (Tensormap mode) the tensor arguments of `node` that `slot` feeds are
+    /// looked up in the tensormap at instantiation, with their directions (reads find writers; writes find
+    /// writers and readers). Declare only tensors whose earlier accessors lie outside the instance.
+    TemplateBuilder& boundary_input(std::uint32_t node, TensorSlot slot);
+    /// boundary_output(node, slot): (Tensormap mode) the tensor arguments of `node` that `slot` feeds are
+    /// recorded in the tensormap after instantiation, so later tasks and instances find them.
+    TemplateBuilder& boundary_output(std::uint32_t node, TensorSlot slot);
+    /// boundary_input / boundary_output(node, arg): the same for tensor argument `arg` of `node` by
+    /// position, for arguments no slot feeds (constant views).
     TemplateBuilder& boundary_input(std::uint32_t node, std::uint32_t arg);
-    /// boundary_output(node, arg): (Tensormap mode) tensor argument `arg` of `node` is recorded in the
-    /// tensormap after instantiation, so later tasks and instances find it.
     TemplateBuilder& boundary_output(std::uint32_t node, std::uint32_t arg);
 
     /// finalize: validates the description and builds the Template (the builder stays usable, e.g. to
