@@ -9,13 +9,13 @@
 namespace pto::detail {
 
 bool is_checking_dependencies() {
-    const Orchestrator::State* s = current_state();
+    const detail::OrchestratorState* s = current_state();
     return s != nullptr && s->checker != nullptr;
 }
 
 void check_instance(TaskId base, std::span<const InstanceNode> nodes, InstanceDescriber describe,
                     const void* context) {
-    Orchestrator::State& s = require_state("instantiate");
+    detail::OrchestratorState& s = require_state("instantiate");
     if (s.checker == nullptr) return;
     DependencyChecker& checker = *s.checker;
     const DependencyChecker::Mark mark = checker.mark();

@@ -10,7 +10,7 @@
 namespace pto {
 namespace {
 
-thread_local Orchestrator::State* t_current = nullptr;
+thread_local detail::OrchestratorState* t_current = nullptr;
 /// Runs begun on this thread, so a ScopeGuard can tell its own run from a later one.
 thread_local std::uint64_t t_run_serial = 0;
 
@@ -27,11 +27,11 @@ DependencyCheck checker_mode(const RuntimeConfig& config) {
 
 namespace detail {
 
-Orchestrator::State* current_state() {
+detail::OrchestratorState* current_state() {
     return t_current;
 }
 
-Orchestrator::State& require_state(const char* call) {
+detail::OrchestratorState& require_state(const char* call) {
     if (t_current == nullptr) [[unlikely]] {
         check_not_reentrant(call);
         throw_error(ErrorCode::NoActiveRun, std::string(call) +
@@ -43,18 +43,19 @@ Orchestrator::State& require_state(const char* call) {
 
 }  // namespace detail
 
-std::string Orchestrator::State::describe_scope() const {
+std::string detail::OrchestratorState::describe_scope() const {
     if (scopes.empty()) return "outside every scope";
     return std::string(scopes.back().mode == ScopeMode::Manual ? "MANUAL" : "AUTO") + " scope at depth " +
            std::to_string(scopes.size());
 }
 
-Orchestrator::State::State(Runtime& rt) : runtime(rt), port(rt), retirement(&port.retirement_counter()) {
+detail::OrchestratorState::OrchestratorState(Runtime& rt)
+    : runtime(rt), port(rt), retirement(&port.retirement_counter()) {
     scopes.reserve(64);
     deps.reserve(1024);
 }
 
-void Orchestrator::State::create_tensormap() {
+void detail::OrchestratorState::create_tensormap() {
     const std::uint32_t entries = runtime.config().tensormap_entries;
     try {
         map = std::make_unique<TensorMap>(entries);
@@ -66,7 +67,8 @@ void Orchestrator::State::create_tensormap() {
     }
 }
 
-Orchestrator::Orchestrator(Runtime& runtime) : runtime_(runtime), state_(std::make_unique<State>(runtime)) {}
+Orchestrator::Orchestrator(Runtime& runtime)
+    : runtime_(runtime), state_(std::make_unique<detail::OrchestratorState>(runtime)) {}
 Orchestrator::~Orchestrator() = default;
 
 void Orchestrator::begin() {
@@ -124,7 +126,7 @@ Runtime& current_runtime() {
 }
 
 ScopeMode current_scope_mode() {
-    const Orchestrator::State& s = detail::require_state("current_scope_mode");
+    const detail::OrchestratorState& s = detail::require_state("current_scope_mode");
     return s.scopes.empty() ? ScopeMode::Auto : s.scopes.back().mode;
 }
 
@@ -133,7 +135,7 @@ std::uint32_t current_scope_depth() {
 }
 
 ScopeGuard::ScopeGuard(ScopeMode mode) {
-    Orchestrator::State& s =
+    detail::OrchestratorState& s =
         detail::require_state(mode == ScopeMode::Auto ? "PTO2_SCOPE()" : "PTO2_SCOPE(MANUAL)");
     if (mode == ScopeMode::Auto && !s.scopes.empty() && s.scopes.back().mode == ScopeMode::Manual)
         [[unlikely]] {
@@ -146,19 +148,19 @@ ScopeGuard::ScopeGuard(ScopeMode mode) {
                 "): an AUTO scope cannot nest in a MANUAL one, because the manual scope's tasks "
                 "never enter the tensormap; use PTO2_SCOPE(MANUAL) here or close the outer scope");
     }
-    s.scopes.push_back(Orchestrator::State::ScopeFrame{mode, s.port.next_task_id()});
+    s.scopes.push_back(detail::OrchestratorState::ScopeFrame{mode, s.port.next_task_id()});
     run_serial_ = s.run_serial;
     depth_ = static_cast<std::uint32_t>(s.scopes.size());
 }
 
 ScopeGuard::~ScopeGuard() {
-    Orchestrator::State* s = detail::current_state();
+    detail::OrchestratorState* s = detail::current_state();
     // A run that ended abnormally may have uninstalled the state already; nothing is held then. A guard
     // that outlived its run (leaked, or destroyed out of order) must not close a scope it did not open:
     // the run's end released its tasks already.
     if (s == nullptr || s->run_serial != run_serial_ || s->scopes.size() != depth_) [[unlikely]]
         return;
-    const Orchestrator::State::ScopeFrame frame = s->scopes.back();
+    const detail::OrchestratorState::ScopeFrame frame = s->scopes.back();
     s->scopes.pop_back();
     // Tasks of inner scopes were released when those ended; release_scope skips them.
     s->port.release_scope(frame.begin, s->port.next_task_id());

@@ -1,5 +1,5 @@
-// Orchestrator::State: what one orchestrator thread keeps between submits: the runtime, the scope stack,
-// the tensormap (created on first AUTO use) and scratch for dependency lists and prepared accesses.
+// detail::OrchestratorState: what one orchestrator thread keeps between submits: the runtime, the scope
+// stack, the tensormap (created on first AUTO use) and scratch for dependency lists and prepared accesses.
 // Installed in a thread-local pointer for the duration of a run so the free submit functions and
 // PTO2_SCOPE can find it.
 #pragma once
@@ -17,8 +17,8 @@
 
 namespace pto {
 
-struct Orchestrator::State {
-    explicit State(Runtime& rt);
+struct detail::OrchestratorState {
+    explicit OrchestratorState(Runtime& rt);
 
     /// ScopeFrame: one open scope: its mode and the id of the first task submitted in it.
     struct ScopeFrame {
@@ -76,9 +76,9 @@ struct Orchestrator::State {
 namespace detail {
 
 /// current_state: the orchestrator state of the run open on this thread, or null.
-Orchestrator::State* current_state();
+detail::OrchestratorState* current_state();
 /// require_state: the same, or throws NoActiveRun naming `call`.
-Orchestrator::State& require_state(const char* call);
+detail::OrchestratorState& require_state(const char* call);
 
 }  // namespace detail
 }  // namespace pto

@@ -18,7 +18,7 @@ std::int64_t steady_ns() {
 
 /// describe_task: "task N (kernel NAME)" for the task about to be submitted, with the labels of the
 /// runtime's own task descriptions, so a misuse reads the same whichever layer reports it.
-std::string describe_task(const Orchestrator::State& s, const TaskSpec& spec) {
+std::string describe_task(const detail::OrchestratorState& s, const TaskSpec& spec) {
     std::string kind;
     switch (spec.kind) {
         case TaskKind::Kernel:
@@ -34,7 +34,8 @@ std::string describe_task(const Orchestrator::State& s, const TaskSpec& spec) {
     return "task " + std::to_string(s.port.next_task_id().value) + " (" + kind + ")";
 }
 
-[[noreturn]] void throw_args_misuse(const Orchestrator::State& s, const Args& args, const TaskSpec& spec) {
+[[noreturn]] void throw_args_misuse(const detail::OrchestratorState& s, const Args& args,
+                                    const TaskSpec& spec) {
     const std::string task = describe_task(s, spec);
     if (args.has_null_dependencies())
         detail::throw_error(ErrorCode::InvalidDependency,
@@ -63,7 +64,8 @@ std::string describe_task(const Orchestrator::State& s, const TaskSpec& spec) {
 /// prepare_and_find: the AUTO lookup of one submit. Each tracked argument with a buffer is normalised once
 /// into s.accesses (for record_prepared) and looked up; creators of runtime-allocated views are added
 /// directly. Arguments without a buffer are allocated by this submit: nothing can precede them.
-void prepare_and_find(Orchestrator::State& s, std::span<const TensorArg> tensors, std::vector<TaskId>& out) {
+void prepare_and_find(detail::OrchestratorState& s, std::span<const TensorArg> tensors,
+                      std::vector<TaskId>& out) {
     const std::int64_t t0 = s.is_profiling ? steady_ns() : 0;
     TensorMap& map = s.tensormap();
     const RetiredTasks retired = s.map_watermark();
@@ -87,7 +89,7 @@ void prepare_and_find(Orchestrator::State& s, std::span<const TensorArg> tensors
 
 /// record_prepared: records the accesses prepare_and_find looked up as task `id`'s. The other arguments
 /// are untracked or were allocated by this submit (their creator, `id`, is found without the map).
-void record_prepared(Orchestrator::State& s, TaskId id) {
+void record_prepared(detail::OrchestratorState& s, TaskId id) {
     const std::int64_t t0 = s.is_profiling ? steady_ns() : 0;
     detail::TaskPort& rt = s.port;
     TensorMap& map = s.tensormap();
@@ -108,7 +110,8 @@ void record_prepared(Orchestrator::State& s, TaskId id) {
 
 /// find_producers / record: the same for layers that submit through Runtime directly (discover_producers,
 /// record_accesses), where lookups and records of one task arrive in separate calls.
-void find_producers(Orchestrator::State& s, std::span<const TensorArg> tensors, std::vector<TaskId>& out) {
+void find_producers(detail::OrchestratorState& s, std::span<const TensorArg> tensors,
+                    std::vector<TaskId>& out) {
     detail::TaskPort& rt = s.port;
     const bool profile = rt.is_profiling();
     const std::int64_t t0 = profile ? steady_ns() : 0;
@@ -125,7 +128,7 @@ void find_producers(Orchestrator::State& s, std::span<const TensorArg> tensors, 
     if (profile) s.stats->dep_lookup_ns += steady_ns() - t0;
 }
 
-void record(Orchestrator::State& s, std::span<const TensorArg> tensors, TaskId id) {
+void record(detail::OrchestratorState& s, std::span<const TensorArg> tensors, TaskId id) {
     detail::TaskPort& rt = s.port;
     const bool profile = rt.is_profiling();
     const std::int64_t t0 = profile ? steady_ns() : 0;
@@ -151,7 +154,7 @@ void record(Orchestrator::State& s, std::span<const TensorArg> tensors, TaskId i
 
 /// handle_of: the handle of task `id`, submitted with `args`. Only a submit that allocated outputs needs a
 /// reference to the arguments the runtime kept.
-TaskHandle handle_of(const Orchestrator::State& s, TaskId id, const Args& args) {
+TaskHandle handle_of(const detail::OrchestratorState& s, TaskId id, const Args& args) {
     if (args.created_outputs() == 0) return detail::make_handle(id, {}, 0, s.retirement);
     return detail::make_handle(id, s.port.task_tensors(id), args.created_outputs(), s.retirement);
 }
@@ -159,7 +162,7 @@ TaskHandle handle_of(const Orchestrator::State& s, TaskId id, const Args& args) 
 /// submit_checked: the tail of submit_task with the dependency checker on: the hazards are checked before
 /// the runtime sees the task (in Error mode a missing edge rejects the submit and changes nothing), and
 /// recorded after it was accepted.
-[[gnu::noinline]] TaskHandle submit_checked(Orchestrator::State& s, TaskSpec& spec, const Args& args,
+[[gnu::noinline]] TaskHandle submit_checked(detail::OrchestratorState& s, TaskSpec& spec, const Args& args,
                                             std::span<const TaskId> producers,
                                             std::span<const TaskId> declared, bool scoped, bool discover) {
     detail::DependencyChecker& checker = *s.checker;
@@ -182,7 +185,7 @@ TaskHandle handle_of(const Orchestrator::State& s, TaskId id, const Args& args) 
 
 TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0, FuncId f1, FuncId f2,
                        Args& args) {
-    Orchestrator::State& s = detail::require_state(call);
+    detail::OrchestratorState& s = detail::require_state(call);
     TaskSpec spec;
     spec.kind = kind;
     spec.core = core;
@@ -249,12 +252,12 @@ TaskHandle submit_dependency_only(Args& args) {
 }
 
 void discover_producers(std::span<const TensorArg> tensors, std::vector<TaskId>& out) {
-    Orchestrator::State& s = detail::require_state("discover_producers");
+    detail::OrchestratorState& s = detail::require_state("discover_producers");
     if (s.is_discovering()) find_producers(s, tensors, out);
 }
 
 void record_accesses(std::span<const TensorArg> tensors, TaskId task) {
-    Orchestrator::State& s = detail::require_state("record_accesses");
+    detail::OrchestratorState& s = detail::require_state("record_accesses");
     if (s.is_discovering()) record(s, tensors, task);
 }
 

@@ -92,8 +92,8 @@ Bindings::Bindings(const Template& tpl) {
         detail::throw_error(
             ErrorCode::InvalidArgument,
             "Bindings of a default-constructed Template: build it with TemplateBuilder::finalize");
-    s_ = std::make_unique<detail::BindingsState>(tpl.data());
-    const detail::TemplateData& t = *tpl.data();
+    s_ = std::make_unique<detail::BindingsState>(tpl.data_);
+    const detail::TemplateData& t = *tpl.data_;
     detail::BindingsState& s = *s_;
     // Pointers into vectors that never reallocate after construction (and move with the state).
     tables_.tensors = s.tensors.data();

@@ -95,7 +95,7 @@ std::span<const TensorArg> gather(const detail::BindingsState& s, std::uint32_t 
 }  // namespace
 
 Instance instantiate(Bindings& bindings) {
-    detail::BindingsState& s = bindings.state();
+    detail::BindingsState& s = *bindings.s_;
     const detail::TemplateData& t = *s.tpl;
     Runtime& rt = current_runtime();
     const std::uint32_t depth = current_scope_depth();
@@ -163,7 +163,7 @@ TaskHandle join(const Instance& instance) {
     // One buffer per orchestrator thread: it grows to the largest sink count once, then never allocates.
     thread_local std::vector<TaskId> sinks;
     sinks.clear();
-    for (std::uint32_t k : instance.template_data()->sinks)
+    for (std::uint32_t k : instance.tpl_->sinks)
         sinks.push_back(instance.base().plus(k));
     return submit_dependency_only(Args().set_dependencies(sinks));
 }

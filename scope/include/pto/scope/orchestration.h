@@ -18,6 +18,8 @@ namespace pto {
 class TaskHandle;
 
 namespace detail {
+struct OrchestratorState;  // the per-thread state of a run (scope stack, tensormap); private to pto::scope
+
 /// make_handle: the handle of task `id` whose kept tensor arguments are `tensors`, `outputs` of them
 /// allocated by its submit (what the submit calls return).
 TaskHandle make_handle(TaskId id, std::span<const TensorArg> tensors, std::uint32_t outputs,
@@ -108,15 +110,13 @@ class Orchestrator {
 
     [[nodiscard]] Runtime& runtime() { return runtime_; }
 
-    struct State;
-
   private:
     void begin();
     RunReport finish(const RunOptions& options);
     void abandon() noexcept;
 
     Runtime& runtime_;
-    std::unique_ptr<State> state_;
+    std::unique_ptr<detail::OrchestratorState> state_;
 };
 
 /// run: one orchestration on `runtime` with a temporary Orchestrator (see Orchestrator::run).

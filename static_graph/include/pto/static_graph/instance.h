@@ -24,6 +24,11 @@ namespace detail {
 [[noreturn]] void throw_node_out_of_range(const TemplateData* tpl, std::uint32_t k, std::uint32_t size);
 }  // namespace detail
 
+class Bindings;
+class Instance;
+Instance instantiate(Bindings& bindings);
+TaskHandle join(const Instance& instance);
+
 /// Instance: the tasks one instantiate() created: ids base .. base + size - 1, node k at base + k.
 /// A small value; copy it freely (e.g. keep the previous iteration's to name its nodes as producers). It
 /// shares its template's tables (one reference count), so it stays usable after the Template is gone.
@@ -47,10 +52,11 @@ class Instance {
     [[nodiscard]] std::uint32_t size() const { return size_; }
     /// is_valid: false for a default-constructed Instance.
     [[nodiscard]] bool is_valid() const { return size_ != 0; }
-    /// template_data: the instantiated template's tables (opaque outside the library).
-    [[nodiscard]] const detail::TemplateData* template_data() const { return tpl_.get(); }
 
   private:
+    friend Instance instantiate(Bindings& bindings);
+    friend TaskHandle join(const Instance& instance);
+
     TaskId base_;
     std::uint32_t size_ = 0;
     std::shared_ptr<const detail::TemplateData> tpl_;
@@ -123,9 +129,9 @@ class Bindings {
     /// next instantiate() with these bindings. Throws InvalidArgument for a node or argument out of range.
     [[nodiscard]] const TensorView& submitted_view(std::uint32_t node, std::uint32_t arg) const;
 
-    [[nodiscard]] detail::BindingsState& state() { return *s_; }
-
   private:
+    friend Instance instantiate(Bindings& bindings);
+
     std::unique_ptr<detail::BindingsState> s_;
     // Binding is the per-argument hot path of instantiation: inlined, it costs the copy of the view
     // (bench/template_cost.cpp; see docs/design/static-graph.md for the figures).
@@ -143,7 +149,7 @@ class Bindings {
 /// Throws BoundaryMismatch (the template has boundary inputs and the enclosing scope is not MANUAL for a
 /// Manual template, or not AUTO / top level for a Tensormap template; a template without boundary inputs
 /// fits any scope), UnboundSlot (naming the slot), CapacityExhausted (more nodes than
-/// RuntimeConfig::window_tasks), NoActiveRun, and what Runtime::submit_instance throws (InvalidDependency,
+/// RuntimeConfig::window_tasks), NoActiveRun, and what TaskPort::submit_instance throws (InvalidDependency,
 /// UnknownKernel, CapacityDeadlock). Each of these is raised before anything is submitted and leaves the
 /// bindings as they were (Bindings::clear drops them). Only in Tensormap mode, recording the boundary
 /// outputs after submission may wait for tensormap entries and throw CapacityDeadlock, instance submitted.

@@ -211,11 +211,9 @@ class Template {
     /// node_label: the node's label, or its kernel ("func 3") / "dependency-only".
     [[nodiscard]] std::string node_label(std::uint32_t k) const;
 
-    /// data: the finalised tables (opaque outside the library), shared by Bindings and Instances.
-    [[nodiscard]] const std::shared_ptr<const detail::TemplateData>& data() const { return data_; }
-
   private:
     friend class TemplateBuilder;
+    friend class Bindings;  // shares the finalised tables with its instances
     explicit Template(std::shared_ptr<const detail::TemplateData> data);
 
     std::shared_ptr<const detail::TemplateData> data_;
