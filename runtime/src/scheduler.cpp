@@ -453,7 +453,7 @@ void Scheduler::drop_unstarted(CoreState& core) {
         engine_.record_failure(
             ref.slot, "aborted after a stall: block " + std::to_string(ref.block) + " never started");
     }
-    // acq_rel: the last block's thread owns the task's completion (as in finish_running).
+    // acq_rel: the last block's thread owns the task's completion (as in flush_finished_blocks).
     if (task.blocks_finished.fetch_add(1, std::memory_order_acq_rel) + 1 != block_num) return;
     engine_.complete_task(ref.slot, task.outcome.load(std::memory_order_relaxed), ctx_);
 }
