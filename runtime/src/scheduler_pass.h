@@ -173,36 +173,20 @@ class SchedulerPass {
 
     SchedulerPass(B& backend, State& state) : b_(backend), s_(state) {}
 
-    /// run: one whole pass, step after step; returns whether it made progress.
+    /// run: one whole pass, step after step; returns whether it made progress. The step is a local here, so
+    /// the compiler can thread the transitions into straight-line code.
     bool run() {
-        while (step()) {
-        }
+        PassStep at = PassStep::Idle;
+        do {
+            at = advance(at);
+        } while (at != PassStep::Idle);
         return s_.progressed;
     }
 
     /// step: runs the pass's next step (starting a pass if none is under way); false once the pass ended.
     bool step() {
-        switch (s_.step) {
-            case PassStep::Idle:
-                collect();
-                s_.step = PassStep::Complete;
-                return true;
-            case PassStep::Complete:
-                if (!complete_next()) {
-                    b_.completions_done();
-                    s_.step = PassStep::DependencyOnly;
-                }
-                return true;
-            case PassStep::DependencyOnly:
-                if (!dependency_only_next()) s_.step = PassStep::Dispatch;
-                return true;
-            case PassStep::Dispatch:
-                break;
-        }
-        dispatch();
-        s_.step = PassStep::Idle;
-        b_.end_pass(s_.progressed);
-        return false;
+        s_.step = advance(s_.step);
+        return s_.step != PassStep::Idle;
     }
 
     /// end_subtask: the shared handling of one ended subtask: its record, the MIX lane count (a MIX block
@@ -238,6 +222,27 @@ class SchedulerPass {
     }
 
   private:
+    /// advance: runs step `at`; returns the next one (Idle once the pass ended). The one place that orders
+    /// the steps.
+    PassStep advance(PassStep at) {
+        switch (at) {
+            case PassStep::Idle:
+                collect();
+                return PassStep::Complete;
+            case PassStep::Complete:
+                if (complete_next()) return PassStep::Complete;
+                b_.completions_done();
+                return PassStep::DependencyOnly;
+            case PassStep::DependencyOnly:
+                return dependency_only_next() ? PassStep::DependencyOnly : PassStep::Dispatch;
+            case PassStep::Dispatch:
+                break;
+        }
+        dispatch();
+        b_.end_pass(s_.progressed);
+        return PassStep::Idle;
+    }
+
     /// collect: takes every ended subtask off its core (in cluster and unit order) and promotes the
     /// core's pending subtask.
     void collect() {
