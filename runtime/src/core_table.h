@@ -12,8 +12,6 @@
 
 namespace pto::detail {
 
-inline constexpr std::uint32_t kNoSlot = ~0u;
-
 /// SubtaskRef: one block (one lane of a MIX block) held by a core slot.
 struct SubtaskRef {
     std::uint32_t slot = kNoSlot;

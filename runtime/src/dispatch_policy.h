@@ -10,6 +10,9 @@
 
 namespace pto::detail {
 
+/// kNoSlot: an empty core slot, or no task held.
+inline constexpr std::uint32_t kNoSlot = ~0u;
+
 /// Units of a cluster: 0 = the AIC core, 1 and 2 = the AIV cores (MIX lanes 0, 1, 2 in that order).
 inline constexpr std::uint32_t kMaxUnitsPerCluster = 3;
 

@@ -1,9 +1,11 @@
-// One scheduler thread's loop: completions -> framework tasks -> dispatch, with spin / yield / park backoff.
-// The executor is a template parameter, chosen once when the thread starts, so the pass has no branch on it.
+// One scheduler thread: the back end of the shared pass (scheduler_pass.h) on real threads, and the loop
+// around it with spin / yield / park backoff. The executor is a template parameter, chosen once when the
+// thread starts, so the pass has no branch on it.
 #include "scheduler.h"
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "clock.h"
 #include "start_delay.h"
@@ -33,52 +35,218 @@ void cpu_relax() {
 
 }  // namespace
 
-/// ReadySource: the dispatch policy's view of the ready queues for one pass. Popping a task takes its
-/// queue token: while held, only this thread claims its blocks, so blocks_claimed needs no RMW. A task with
-/// blocks left at the end of the pass is pushed back, so other threads can spread its SPMD blocks.
-class Scheduler::ReadySource {
+/// EngineQueues: the lock-free ready queues as HeldReadySource takes blocks from them. Popping a task takes
+/// its queue token: while held, only this thread claims its blocks, so blocks_claimed needs no RMW.
+class EngineQueues {
   public:
-    explicit ReadySource(Engine& engine) : engine_(engine) {}
+    explicit EngineQueues(Engine& engine) : engine_(engine) {}
 
-    [[nodiscard]] bool has(Shape shape) const {
-        return held_[index(shape)] != kNoSlot || !engine_.ready.is_empty(shape);
-    }
-
-    bool take(Shape shape, std::uint32_t& slot, std::uint32_t& block) {
-        std::uint32_t& held = held_[index(shape)];
-        if (held == kNoSlot) {
-            std::uint32_t popped = kNoSlot;
-            if (!engine_.ready.try_pop(shape, popped)) return false;
-            held = popped;
-        }
-        TaskSlot& task = engine_.slots[held];
+    bool try_pop(Shape shape, std::uint32_t& slot) { return engine_.ready.try_pop(shape, slot); }
+    void push(Shape shape, std::uint32_t slot) { engine_.ready.push(shape, slot); }
+    [[nodiscard]] bool is_empty(Shape shape) const { return engine_.ready.is_empty(shape); }
+    std::uint32_t claim_block(std::uint32_t slot) {
+        TaskSlot& task = engine_.slots[slot];
         // Relaxed: the token's previous holder pushed with release and our pop acquired.
         const std::uint32_t claimed = task.blocks_claimed.load(std::memory_order_relaxed);
         task.blocks_claimed.store(claimed + 1, std::memory_order_relaxed);
-        slot = held;
-        block = claimed;
-        if (claimed + 1 == task.block_num) held = kNoSlot;
-        return true;
+        return claimed;
+    }
+    [[nodiscard]] std::uint32_t block_num(std::uint32_t slot) const { return engine_.slots[slot].block_num; }
+
+  private:
+    Engine& engine_;
+};
+
+/// Scheduler::Backend: the shared pass on real threads. The clock is the steady clock (read once per phase,
+/// not per subtask), a subtask ends when the executor says so (timed: its end time passed; compute: the
+/// worker set `done`; instant: as it starts), and completions go through the Engine's protocol, with the
+/// blocks of one task that end in one pass counted by one RMW (flush_finished_blocks).
+template <Executor E>
+class Scheduler::Backend {
+  public:
+    using Cluster = ClusterState;
+    using Ref = SubtaskRef;
+    static constexpr bool kPollsCores = E != Executor::Instant;
+    // This thread starts a promoted subtask itself, at the poll: it cannot have ended by then.
+    static constexpr bool kPendingMayHaveEnded = false;
+
+    explicit Backend(Scheduler& scheduler)
+        : s_(scheduler), engine_(scheduler.engine_), queues_(scheduler.engine_) {}
+
+    [[nodiscard]] std::span<ClusterState> clusters() const { return s_.clusters(); }
+    EngineQueues& ready() { return queues_; }
+
+    // ---- collect ----
+    void begin_pass() {
+        timed_ = s_.settings_.profile || s_.settings_.record_subtasks;
+        t0_ = timed_ ? now_ns() : 0;
+        finished_before_ = s_.ctx_.counters.total();
+        subtasks_before_ = s_.stats_.subtasks_completed;
+        framework_completed_ = 0;
+        placed_ = 0;
+        s_.ctx_.pushed_ready = false;
+        now_ = (E != Executor::Instant || s_.settings_.record_subtasks) ? now_ns() : 0;
+        if constexpr (kPollsCores) {
+            aborting_ = engine_.abort_requested.load(std::memory_order_relaxed);
+            busy_ = 0;
+            oldest_start_ = 0;
+            oldest_task_ = ~0ull;
+        }
+    }
+    void charge_poll() {}
+    std::optional<SubtaskEnd> ended(ClusterState&, CoreState& core) {
+        if constexpr (E == Executor::Timed) {
+            if (now_ >= core.end_ns) return SubtaskEnd{core.start_ns, core.start_ns, core.end_ns, false};
+            if (aborting_) [[unlikely]] {
+                // A simulated kernel can simply be cut short when the watchdog aborts the run.
+                engine_.record_failure(core.running.slot,
+                                       "aborted by the watchdog before its simulated duration ended");
+                return SubtaskEnd{core.start_ns, core.start_ns, now_, true};
+            }
+            return std::nullopt;
+        } else {
+            // Acquire pairs with the worker's release store: result, error and the times are visible.
+            if (!core.done.load(std::memory_order_acquire)) return std::nullopt;
+            core.done.store(false, std::memory_order_relaxed);
+            const bool failed = core.result != 0;
+            // Now, before the promoted subtask's worker may overwrite the core's error.
+            if (failed) [[unlikely]]
+                engine_.record_failure(core.running.slot, std::move(core.error));
+            // Only the compute executor runs the body later than the handoff (on a pool worker).
+            return SubtaskEnd{core.start_ns, core.body_start_ns, core.end_ns, failed};
+        }
+    }
+    void promoted(ClusterState&, CoreState& core) {
+        if (aborting_) [[unlikely]]
+            s_.drop_unstarted(core);
+        else
+            s_.start_running<E>(core, now_);
+    }
+    void collected(const CoreState& core) {
+        if (core.running.is_empty()) return;
+        ++busy_;
+        if (oldest_task_ == ~0ull || core.start_ns < oldest_start_) {
+            oldest_start_ = core.start_ns;
+            oldest_task_ = engine_.slot_info[core.running.slot].task_id;
+        }
+    }
+    void end_collect() {
+        s_.busy_cores_.store(busy_, std::memory_order_relaxed);
+        s_.oldest_task_.store(oldest_task_, std::memory_order_relaxed);
+        s_.oldest_start_ns_.store(oldest_start_, std::memory_order_relaxed);
     }
 
-    /// release: returns held tasks with unclaimed blocks to their queues; true if any was returned.
-    bool release() {
-        bool returned = false;
-        for (std::uint32_t i = 0; i < kHeldShapes; ++i) {
-            if (held_[i] == kNoSlot) continue;
-            engine_.ready.push(static_cast<Shape>(i), held_[i]);
-            held_[i] = kNoSlot;
-            returned = true;
+    // ---- complete ----
+    [[nodiscard]] bool recording() const { return s_.settings_.record_subtasks; }
+    SubtaskRecord& new_record() { return s_.records_.emplace_back(); }
+    [[nodiscard]] SubtaskFacts facts(std::uint32_t slot, std::uint8_t lane) const {
+        const TaskSlot& task = engine_.slots[slot];
+        const CoreType type = task.shape == Shape::MIX
+                                  ? CoreType::MIX
+                                  : (task.shape == Shape::AIC ? CoreType::AIC : CoreType::AIV);
+        return SubtaskFacts{engine_.task_id_of(slot), task.funcs[lane], type};
+    }
+    /// finish_ns: the pass read its clock before it saw this kernel end, which a compute worker stamps
+    /// just before it releases `done`: the completion was handled no earlier than both.
+    [[nodiscard]] std::int64_t finish_ns(const SubtaskEnd& end) const { return std::max(now_, end.end_ns); }
+    [[nodiscard]] std::int64_t time_base() const { return s_.settings_.start_ns; }
+    [[nodiscard]] std::uint32_t index() const { return s_.index_; }
+    std::uint64_t finish_seq() { return engine_.record_sequence.fetch_add(1, std::memory_order_relaxed); }
+    [[nodiscard]] Shape shape_of(std::uint32_t slot) const { return engine_.slots[slot].shape; }
+    void lane_ended(const SubtaskRef&, const SubtaskEnd&) { ++s_.stats_.subtasks_completed; }
+    void block_ended(std::uint32_t slot, bool failed) { s_.block_finished(slot, failed); }
+    void completions_done() {
+        s_.flush_finished_blocks();
+        t1_ = timed_ ? now_ns() : 0;
+    }
+
+    // ---- dependency-only ----
+    void complete_dependency_only(std::uint32_t slot) {
+        engine_.complete_task(slot, Outcome::Ok, s_.ctx_);
+        ++s_.stats_.tasks_completed;
+        ++framework_completed_;
+    }
+
+    // ---- dispatch ----
+    void begin_dispatch() {}
+    [[nodiscard]] bool aborting() const { return engine_.abort_requested.load(std::memory_order_relaxed); }
+    bool cancel_queued() { return engine_.cancel_queued(s_.ctx_); }
+    [[nodiscard]] IdleElsewhere idle_elsewhere() const {
+        IdleElsewhere idle;
+        if constexpr (E != Executor::Instant) {
+            for (std::uint32_t t = 0; t < engine_.config.scheduler_threads; ++t) {
+                if (t == s_.index_) continue;
+                idle.aic += engine_.idle_cores[t].aic.load(std::memory_order_relaxed);
+                idle.aiv += engine_.idle_cores[t].aiv.load(std::memory_order_relaxed);
+            }
         }
-        return returned;
+        return idle;
+    }
+    [[nodiscard]] static constexpr bool use_pending_slots() { return E != Executor::Instant; }
+    void pushed_back() { s_.ctx_.pushed_ready = true; }
+    void begin_writes(std::uint32_t placed) {
+        // Read after the pops: a block's start then never precedes the completion that made it ready, which
+        // the ordering tests (and a faithful trace) rely on.
+        if (placed != 0 && (E != Executor::Instant || s_.settings_.record_subtasks)) now_ = now_ns();
+    }
+    void charge_write(std::uint32_t) { ++s_.stats_.subtasks_dispatched; }
+    SubtaskRef make_ref(const Placement& p, const CoreState&) {
+        const std::uint64_t seq = s_.settings_.record_subtasks
+                                      ? engine_.record_sequence.fetch_add(1, std::memory_order_relaxed)
+                                      : 0;
+        return SubtaskRef{p.slot, p.block, p.lane, now_, seq};
+    }
+    std::optional<SubtaskEnd> start(ClusterState&, CoreState& core) {
+        if constexpr (E == Executor::Instant) {
+            core.start_ns = now_;
+            return SubtaskEnd{now_, now_, now_, false};
+        } else {
+            s_.start_running<E>(core, now_);
+            return std::nullopt;
+        }
+    }
+    void end_dispatch(std::uint32_t placed) {
+        s_.flush_finished_blocks();
+        placed_ = placed;
+        if constexpr (E != Executor::Instant) s_.publish_idle_cores();
+    }
+
+    // ---- publish ----
+    void end_pass(bool progressed) {
+        const std::uint64_t ended = s_.ctx_.counters.total() - finished_before_;
+        if (ended != 0)
+            engine_.add_finished(ended);
+        else if (progressed)
+            engine_.note_progress();  // blocks moved: a long SPMD task is not a stall
+        if (s_.ctx_.pushed_ready) engine_.wake_schedulers();
+        if (!timed_) return;
+        const std::int64_t t2 = now_ns();
+        if (s_.settings_.profile) {
+            s_.stats_.complete_ns += t1_ - t0_;
+            s_.stats_.dispatch_ns += t2 - t1_;
+        }
+        if (s_.settings_.record_subtasks)
+            s_.record_pass(t0_, t1_, t2, s_.stats_.subtasks_completed - subtasks_before_, placed_,
+                           framework_completed_);
     }
 
   private:
-    static constexpr std::uint32_t kHeldShapes = 3;  // AIC, AIV, MIX
-    static std::uint32_t index(Shape s) { return static_cast<std::uint32_t>(s); }
+    [[nodiscard]] std::int64_t now_ns() const { return s_.now_ns(); }
 
+    Scheduler& s_;
     Engine& engine_;
-    std::uint32_t held_[kHeldShapes] = {kNoSlot, kNoSlot, kNoSlot};
+    EngineQueues queues_;
+    bool timed_ = false;  // profiling or recording: the pass's phases are timed
+    bool aborting_ = false;
+    std::int64_t now_ = 0;
+    std::int64_t t0_ = 0, t1_ = 0;
+    std::uint64_t finished_before_ = 0;
+    std::uint64_t subtasks_before_ = 0;
+    std::uint64_t framework_completed_ = 0;
+    std::uint32_t placed_ = 0;
+    std::uint32_t busy_ = 0;
+    std::int64_t oldest_start_ = 0;
+    std::uint64_t oldest_task_ = ~0ull;
 };
 
 Scheduler::Scheduler(Engine& engine, const RunSettings& settings, ComputePool* compute, std::uint32_t index)
@@ -98,10 +266,9 @@ Scheduler::Scheduler(Engine& engine, const RunSettings& settings, ComputePool* c
         for (std::uint32_t u = 0; u < cluster.units; ++u)
             cluster.unit[u].global_index = global_core_index(config, c, u);
     }
-    occupancy_.resize(cluster_count_);
-    placements_.resize(cluster_count_ * kMaxUnitsPerCluster * 2);
+    pass_.prepare(cluster_count_);
     ctx_.cancelled_ready.reserve(config.window_tasks);
-    finished_blocks_.reserve(placements_.size());
+    finished_blocks_.reserve(pass_.placements.size());
     thread_ = std::thread([this] { thread_main(); });
 }
 
@@ -135,6 +302,14 @@ std::uint64_t Scheduler::next_random() {
     return z ^ (z >> 31);
 }
 
+double Scheduler::draw_unit() {
+    return static_cast<double>(next_random() >> 11) * 0x1.0p-53;
+}
+
+std::int64_t Scheduler::scaled_duration_ns(FuncId func) const {
+    return func.value < settings_.duration_ns.size() ? settings_.duration_ns[func.value] : 0;
+}
+
 void Scheduler::thread_main() {
     const RuntimeThreadMark mark("a scheduler thread");
     switch (engine_.config.executor) {
@@ -152,6 +327,8 @@ void Scheduler::thread_main() {
 
 template <Executor E>
 void Scheduler::loop() {
+    Backend<E> backend(*this);
+    SchedulerPass pass(backend, pass_);
     std::uint32_t idle_passes = 0;
     while (!engine_.shutting_down.load(std::memory_order_acquire)) {
         // Epoch first, then the flag: the orchestrator disables dispatch before bumping the epoch, so
@@ -170,7 +347,7 @@ void Scheduler::loop() {
             continue;
         }
         ++stats_.loops;
-        if (pass<E>()) {
+        if (pass.run()) {
             ++stats_.busy_loops;
             idle_passes = 0;
             continue;
@@ -190,182 +367,28 @@ void Scheduler::loop() {
 }
 
 template <Executor E>
-bool Scheduler::pass() {
-    const bool profile = settings_.profile;
-    const bool record = settings_.record_subtasks;
-    const std::int64_t t0 = profile || record ? now_ns() : 0;
-    const std::uint64_t finished_before = ctx_.counters.total();
-    const std::uint64_t subtasks_before = stats_.subtasks_completed;
-    bool progressed = false;
-    std::uint32_t placed_in_pass = 0;
-    ctx_.pushed_ready = false;
-    std::int64_t now = (E != Executor::Instant || settings_.record_subtasks) ? now_ns() : 0;
-
-    if constexpr (E != Executor::Instant) {
-        const bool aborting = engine_.abort_requested.load(std::memory_order_relaxed);
-        std::uint32_t busy = 0;
-        std::int64_t oldest_start = 0;
-        std::uint64_t oldest_task = ~0ull;
-        for (ClusterState& cluster : clusters()) {
-            for (std::uint32_t u = 0; u < cluster.units; ++u) {
-                CoreState& core = cluster.unit[u];
-                if (core.running.is_empty()) continue;
-                bool finished = false;
-                if constexpr (E == Executor::Timed) {
-                    if (now >= core.end_ns) {
-                        finish_running(cluster, core, 0, nullptr, core.end_ns, now);
-                        finished = true;
-                    } else if (aborting) [[unlikely]] {
-                        // A simulated kernel can simply be cut short when the watchdog aborts the run.
-                        std::string error = "aborted by the watchdog before its simulated duration ended";
-                        finish_running(cluster, core, -1, &error, now, now);
-                        finished = true;
-                    }
-                } else {
-                    // Acquire pairs with the worker's release store: result, error and end_ns are visible.
-                    if (core.done.load(std::memory_order_acquire)) {
-                        core.done.store(false, std::memory_order_relaxed);
-                        finish_running(cluster, core, core.result, &core.error, core.end_ns, now);
-                        finished = true;
-                    }
-                }
-                if (finished) {
-                    progressed = true;
-                    if (!core.running.is_empty()) {
-                        if (aborting) [[unlikely]]
-                            drop_unstarted(core);
-                        else
-                            start_running<E>(cluster, core, now);
-                    }
-                }
-                if (!core.running.is_empty()) {
-                    ++busy;
-                    if (oldest_task == ~0ull || core.start_ns < oldest_start) {
-                        oldest_start = core.start_ns;
-                        oldest_task = engine_.slot_info[core.running.slot].task_id;
-                    }
-                }
-            }
-        }
-        busy_cores_.store(busy, std::memory_order_relaxed);
-        oldest_task_.store(oldest_task, std::memory_order_relaxed);
-        oldest_start_ns_.store(oldest_start, std::memory_order_relaxed);
-    }
-    flush_finished_blocks();
-    const std::int64_t t1 = profile || record ? now_ns() : 0;
-
-    std::uint32_t slot = 0;
-    std::uint32_t framework_completed = 0;
-    while (engine_.ready.try_pop(Shape::DependencyOnly, slot)) {
-        engine_.complete_task(slot, Outcome::Ok, ctx_);
-        ++stats_.tasks_completed;
-        ++framework_completed;
-        progressed = true;
-    }
-
-    if (engine_.abort_requested.load(std::memory_order_relaxed)) [[unlikely]] {
-        progressed |= engine_.cancel_queued(ctx_);
-    } else {
-        for (std::uint32_t i = 0; i < cluster_count_; ++i) {
-            const ClusterState& cluster = clusters_[i];
-            ClusterOccupancy& occ = occupancy_[i];
-            occ.units = cluster.units;
-            for (std::uint32_t u = 0; u < cluster.units; ++u) {
-                occ.running[u] = !cluster.unit[u].running.is_empty();
-                occ.pending[u] = !cluster.unit[u].pending.is_empty();
-            }
-        }
-        IdleElsewhere idle_elsewhere;
-        if constexpr (E != Executor::Instant) {
-            for (std::uint32_t t = 0; t < engine_.config.scheduler_threads; ++t) {
-                if (t == index_) continue;
-                idle_elsewhere.aic += engine_.idle_cores[t].aic.load(std::memory_order_relaxed);
-                idle_elsewhere.aiv += engine_.idle_cores[t].aiv.load(std::memory_order_relaxed);
-            }
-        }
-        ReadySource source(engine_);
-        const std::uint32_t placed =
-            plan_dispatch(std::span<ClusterOccupancy>(occupancy_), source, E != Executor::Instant,
-                          idle_elsewhere, placements_.data());
-        if (source.release()) ctx_.pushed_ready = true;
-        // Read after the pops: a block's start then never precedes the completion that made it ready, which
-        // the ordering tests (and a faithful trace) rely on.
-        if (placed != 0 && (E != Executor::Instant || settings_.record_subtasks)) now = now_ns();
-        for (std::uint32_t i = 0; i < placed; ++i) {
-            const Placement& p = placements_[i];
-            ClusterState& cluster = clusters_[p.cluster];
-            CoreState& core = cluster.unit[p.unit];
-            const std::uint64_t seq = settings_.record_subtasks
-                                          ? engine_.record_sequence.fetch_add(1, std::memory_order_relaxed)
-                                          : 0;
-            const SubtaskRef ref{p.slot, p.block, p.lane, now, seq};
-            if (p.lane == 0) ++stats_.subtasks_dispatched;
-            if (p.to_pending) {
-                core.pending = ref;
-                continue;
-            }
-            core.running = ref;
-            if (engine_.slots[p.slot].shape == Shape::MIX && p.lane == 0) {
-                cluster.mix_lanes_left = cluster.units;
-                cluster.mix_failed = false;
-            }
-            start_running<E>(cluster, core, now);
-        }
-        flush_finished_blocks();
-        progressed |= placed != 0;
-        placed_in_pass = placed;
-        if constexpr (E != Executor::Instant) publish_idle_cores();
-    }
-
-    const std::uint64_t ended = ctx_.counters.total() - finished_before;
-    if (ended != 0)
-        engine_.add_finished(ended);
-    else if (progressed)
-        engine_.note_progress();  // blocks moved: a long SPMD task is not a stall
-    if (ctx_.pushed_ready) engine_.wake_schedulers();
-    if (profile || record) {
-        const std::int64_t t2 = now_ns();
-        if (profile) {
-            stats_.complete_ns += t1 - t0;
-            stats_.dispatch_ns += t2 - t1;
-        }
-        if (record)
-            record_pass(t0, t1, t2, stats_.subtasks_completed - subtasks_before, placed_in_pass,
-                        framework_completed);
-    }
-    return progressed;
-}
-
-template <Executor E>
-void Scheduler::start_running(ClusterState& cluster, CoreState& core, std::int64_t now) {
+void Scheduler::start_running(CoreState& core, std::int64_t now) {
     core.start_ns = now;
     const SubtaskRef& ref = core.running;
-    if constexpr (E == Executor::Instant) {
-        finish_running(cluster, core, 0, nullptr, now, now);
-    } else if constexpr (E == Executor::Timed) {
-        const FuncId func = engine_.slots[ref.slot].funcs[ref.lane];
-        std::int64_t duration =
-            func.value < settings_.duration_ns.size() ? settings_.duration_ns[func.value] : 0;
-        const double jitter = engine_.config.timed_jitter;
-        if (jitter > 0.0) {
-            const double unit = static_cast<double>(next_random() >> 11) * 0x1.0p-53;  // [0, 1)
+    const FuncId func = engine_.slots[ref.slot].funcs[ref.lane];
+    const double jitter = engine_.config.timed_jitter;
+    if constexpr (E == Executor::Timed) {
+        std::int64_t duration = scaled_duration_ns(func);
+        if (jitter > 0.0)
             duration = static_cast<std::int64_t>(static_cast<double>(duration) *
-                                                 (1.0 + jitter * (2.0 * unit - 1.0)));
-        }
+                                                 (1.0 + jitter * (2.0 * draw_unit() - 1.0)));
         core.end_ns = now + duration;
     } else {
         // One draw per jitter that is on: without jitter the compute executor touches no random state.
-        const RuntimeConfig& config = engine_.config;
-        const auto draw = [this] { return static_cast<double>(next_random() >> 11) * 0x1.0p-53; };  // [0, 1)
         std::int64_t duration = 0;
         double unit_relative = 0.0, unit_absolute = 0.0;
-        if (config.timed_jitter > 0.0) {
-            const FuncId func = engine_.slots[ref.slot].funcs[ref.lane];
-            duration = func.value < settings_.duration_ns.size() ? settings_.duration_ns[func.value] : 0;
-            unit_relative = draw();
+        if (jitter > 0.0) {
+            duration = scaled_duration_ns(func);
+            unit_relative = draw_unit();
         }
-        if (config.compute_start_jitter_us > 0.0) unit_absolute = draw();
-        const std::int64_t delay = compute_start_delay_ns(config, duration, unit_relative, unit_absolute);
+        if (engine_.config.compute_start_jitter_us > 0.0) unit_absolute = draw_unit();
+        const std::int64_t delay =
+            compute_start_delay_ns(engine_.config, duration, unit_relative, unit_absolute);
         compute_->submit(ComputeJob{&engine_, &core, ref.slot, ref.block, ref.lane, index_, delay,
                                     settings_.record_subtasks});
     }
@@ -385,58 +408,18 @@ void Scheduler::record_pass(std::int64_t t0, std::int64_t t1, std::int64_t t2, s
             AicpuRecord{thread, AicpuActivity::Dispatch, placed, TaskId{}, t1 - base, t2 - base});
 }
 
-void Scheduler::finish_running(ClusterState& cluster, CoreState& core, int status, std::string* error,
-                               std::int64_t end_ns, std::int64_t now) {
-    const SubtaskRef ref = core.running;
-    core.running = core.pending;  // the caller starts the promoted subtask
-    core.pending = SubtaskRef{};
-    ++stats_.subtasks_completed;
-
-    TaskSlot& task = engine_.slots[ref.slot];
-    if (settings_.record_subtasks) {
-        const std::int64_t base = settings_.start_ns;
-        SubtaskRecord& r = records_.emplace_back();
-        r.task = engine_.task_id_of(ref.slot);
-        r.func = task.funcs[ref.lane];
-        r.block_idx = ref.block;
-        r.core = core.global_index;
-        r.lane = ref.lane;
-        r.scheduler = static_cast<std::uint8_t>(index_);
-        r.core_type = task.shape == Shape::MIX ? CoreType::MIX
-                                               : (task.shape == Shape::AIC ? CoreType::AIC : CoreType::AIV);
-        r.dispatch_ns = ref.dispatch_ns - base;
-        r.handoff_ns = core.start_ns - base;
-        // Only the compute executor runs the body later than the handoff (on a pool worker).
-        r.start_ns =
-            (engine_.config.executor == Executor::Compute ? core.body_start_ns : core.start_ns) - base;
-        r.end_ns = end_ns - base;
-        // The pass read `now` before it saw this kernel end, which a compute worker stamps just before it
-        // releases `done`: the completion was handled no earlier than both.
-        r.finish_ns = std::max(now, end_ns) - base;
-        r.dispatch_seq = ref.dispatch_seq;
-        r.finish_seq = engine_.record_sequence.fetch_add(1, std::memory_order_relaxed);
-    }
-
-    // Read before the block count below: once another thread finishes the last block, the task may retire
-    // and its slot be reused at any moment.
-    const std::uint32_t block_num = task.block_num;
-    bool failed = status != 0;
-    if (failed) [[unlikely]] {
-        engine_.record_failure(ref.slot, error != nullptr ? std::move(*error) : std::string("kernel failed"));
-    }
-    if (task.shape == Shape::MIX) {
-        cluster.mix_failed |= failed;
-        if (--cluster.mix_lanes_left != 0) return;
-        failed = cluster.mix_failed;
-    }
+void Scheduler::block_finished(std::uint32_t slot, bool failed) {
+    // Read while this block is still uncounted: once another thread finishes the last block, the task may
+    // retire and its slot be reused at any moment.
+    const std::uint32_t block_num = engine_.slots[slot].block_num;
     // Blocks of one task finishing in one pass are counted with one RMW (flush_finished_blocks): an SPMD
     // launch of n blocks costs one atomic per pass instead of n.
-    if (!finished_blocks_.empty() && finished_blocks_.back().slot == ref.slot) {
+    if (!finished_blocks_.empty() && finished_blocks_.back().slot == slot) {
         FinishedBlocks& batch = finished_blocks_.back();
         ++batch.count;
         batch.failed |= failed;
     } else {
-        finished_blocks_.push_back(FinishedBlocks{ref.slot, 1, block_num, failed});
+        finished_blocks_.push_back(FinishedBlocks{slot, 1, block_num, failed});
     }
 }
 
@@ -470,7 +453,7 @@ void Scheduler::drop_unstarted(CoreState& core) {
         engine_.record_failure(
             ref.slot, "aborted after a stall: block " + std::to_string(ref.block) + " never started");
     }
-    // acq_rel: the last block's thread owns the task's completion (as in finish_running).
+    // acq_rel: the last block's thread owns the task's completion (as in flush_finished_blocks).
     if (task.blocks_finished.fetch_add(1, std::memory_order_acq_rel) + 1 != block_num) return;
     engine_.complete_task(ref.slot, task.outcome.load(std::memory_order_relaxed), ctx_);
 }

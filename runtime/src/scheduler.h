@@ -1,5 +1,6 @@
-// Scheduler: one scheduler thread (a simulated AICPU thread). Each pass it collects finished subtasks from
-// its cores, completes framework tasks, and places ready blocks on its clusters with the dispatch policy.
+// Scheduler: one scheduler thread (a simulated AICPU thread). It runs the shared scheduler pass
+// (scheduler_pass.h) over its clusters with a back end of wall-clock time, the lock-free ready queues and
+// the executor, and spins, yields or parks between passes that found nothing to do.
 #pragma once
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include "compute_pool.h"
 #include "core_table.h"
 #include "engine.h"
+#include "scheduler_pass.h"
 #include "pto/runtime/graph.h"
 #include "pto/runtime/stats.h"
 
@@ -62,17 +64,18 @@ class Scheduler {
     [[nodiscard]] bool has_unfinished_cores() const;
 
   private:
-    class ReadySource;
+    /// Backend: the pass's hooks for executor E (scheduler.cpp).
+    template <Executor E>
+    class Backend;
 
     void thread_main();
     template <Executor E>
     void loop();
+    /// start_running: hands the core's running subtask to the timed or compute executor at `now`.
     template <Executor E>
-    bool pass();
-    template <Executor E>
-    void start_running(ClusterState& cluster, CoreState& core, std::int64_t now);
-    void finish_running(ClusterState& cluster, CoreState& core, int status, std::string* error,
-                        std::int64_t end_ns, std::int64_t now);
+    void start_running(CoreState& core, std::int64_t now);
+    /// block_finished: one block of task `slot` ended; counted at the next flush.
+    void block_finished(std::uint32_t slot, bool failed);
     void flush_finished_blocks();
     /// record_pass: the pass's completion [t0, t1) and dispatch [t1, t2) phases as AicpuRecords (recording).
     void record_pass(std::int64_t t0, std::int64_t t1, std::int64_t t2, std::uint64_t finished,
@@ -84,6 +87,10 @@ class Scheduler {
     [[nodiscard]] std::int64_t now_ns() const;
     [[nodiscard]] std::span<ClusterState> clusters() const { return {clusters_.get(), cluster_count_}; }
     std::uint64_t next_random();
+    /// draw_unit: the next draw in [0, 1) of the thread's seeded sequence (timed and compute jitter).
+    double draw_unit();
+    /// scaled_duration_ns: the timed executor's duration of `func` (0 for a kernel without one).
+    [[nodiscard]] std::int64_t scaled_duration_ns(FuncId func) const;
 
     Engine& engine_;
     const RunSettings& settings_;
@@ -92,8 +99,7 @@ class Scheduler {
     // Stable addresses: compute jobs point at their CoreState.
     std::unique_ptr<ClusterState[]> clusters_;
     std::uint32_t cluster_count_ = 0;
-    std::vector<ClusterOccupancy> occupancy_;
-    std::vector<Placement> placements_;
+    PassState<SubtaskRef> pass_;
     /// FinishedBlocks: blocks of one task that ended in this pass, counted at the pass's flush points.
     struct FinishedBlocks {
         std::uint32_t slot;

@@ -1,4 +1,4 @@
-# The install test (cmake -P, run by ctest): brings the four pto libraries of the build tree up to date,
+# The install test (cmake -P, run by ctest): brings the pto libraries of the build tree up to date,
 # installs the build tree into a fresh prefix, configures and builds tests/install/consumer against that
 # prefix only (find_package(pto CONFIG REQUIRED)), and runs the consumer, which checks its own results.
 # Inputs (-D): BUILD_DIR, PREFIX, CONSUMER_SOURCE, CONSUMER_BUILD, CXX_COMPILER, BUILD_TYPE, GENERATOR,
@@ -25,7 +25,7 @@ endfunction()
 # The libraries are normally built already (`make test` builds everything first); this is then a no-op
 # that guards against installing stale archives when the test runs on its own.
 step("build the libraries" ${CMAKE_COMMAND} --build ${BUILD_DIR}
-     --target pto_runtime pto_tensormap pto_scope pto_static_graph)
+     --target pto_runtime pto_model pto_tensormap pto_scope pto_static_graph)
 
 file(REMOVE_RECURSE ${PREFIX} ${CONSUMER_BUILD})
 step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})

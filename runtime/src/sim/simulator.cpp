@@ -1,6 +1,6 @@
 // The virtual-time model's event loop, its orchestrator (in-order submits, waiting on the window) and the
-// completion protocol (fanout release, references, in-order retirement). The scheduler threads' passes are
-// in scheduler_pass.cpp. See docs/design/virtual-time-model.md.
+// completion protocol (fanout release, references, in-order retirement). The scheduler threads' back end
+// of the shared pass is in scheduler_pass.cpp. See docs/design/virtual-time-model.md.
 #include "simulator.h"
 
 #include <algorithm>
@@ -41,12 +41,12 @@ Simulator::Simulator(const GraphRecord& graph, const SimGraph& sim_graph, const 
       kernel_names_(graph) {
     const std::size_t n = graph.tasks.size();
     tasks_.resize(n);
-    blocks_.resize(n);
+    ready_.blocks.resize(n);
     edge_linked_.assign(graph.producers.size(), 0);
     for (std::size_t i = 0; i < n; ++i) {
         const RecordedTask& t = graph.tasks[i];
         tasks_[i].shape = shape_of(t.kind, t.core);
-        blocks_[i].block_num = t.kind == TaskKind::Kernel ? t.block_num : 1;
+        ready_.blocks[i].block_num = t.kind == TaskKind::Kernel ? t.block_num : 1;
         if (t.kind == TaskKind::Kernel) ++kernel_count_;
     }
 
@@ -63,8 +63,7 @@ Simulator::Simulator(const GraphRecord& graph, const SimGraph& sim_graph, const 
             for (std::uint32_t u = 0; u < c.units; ++u)
                 c.unit[u].global_index = global_core_index(m, owned[i], u);
         }
-        s.occupancy.resize(owned.size());
-        s.placements.resize(owned.size() * kMaxUnitsPerCluster * 2);
+        s.pass.prepare(owned.size());
     }
 
     out_.task_end_ns.assign(n, 0);
@@ -181,7 +180,7 @@ void Simulator::on_release(std::uint32_t i, std::int64_t now) {
 
 void Simulator::make_ready(std::uint32_t i, std::int64_t now) {
     const RecordedTask& t = graph_.tasks[i];
-    ready_.of(tasks_[i].shape).push_back(i);
+    ready_.push(tasks_[i].shape, i);
     if (t.kind == TaskKind::Kernel) out_.ready.push_back(ReadyMark{t.id, t.core, t.block_num, now});
     wake_sleepers(now);
 }

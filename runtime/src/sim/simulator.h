@@ -1,6 +1,6 @@
 // Simulator: the discrete-event core of the virtual-time model. One orchestrator and N scheduler threads
-// as state machines on one EventQueue; the schedulers choose placements with pto::detail::plan_dispatch,
-// the same policy the threaded schedulers run. report.cpp turns its output into a SimReport.
+// as state machines on one EventQueue; the schedulers run the threaded schedulers' pass (scheduler_pass.h)
+// one step per event, over a virtual-time back end. report.cpp turns its output into a SimReport.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include "pto/runtime/graph.h"
 #include "pto/runtime/simulate.h"
 #include "ready_source.h"
+#include "scheduler_pass.h"
 #include "sim_graph.h"
 
 namespace pto::detail::sim {
@@ -52,13 +53,17 @@ class Simulator {
     };
 
     // ---- Cores (owned by one scheduler) ----
+    /// CoreSlot: a subtask in a core's running or pending slot, with the times fixed when it was written.
     struct CoreSlot {
-        std::uint32_t task = kNoTask;
+        std::uint32_t slot = kNoSlot;  // graph index of the task
         std::uint32_t block = 0;
         std::uint8_t lane = 0;
         std::int64_t dispatch_ns = 0;
         std::int64_t start_ns = 0;
         std::int64_t end_ns = 0;
+        std::uint64_t dispatch_seq = 0;  // always 0: the model draws no causal stamps
+
+        [[nodiscard]] bool is_empty() const { return slot == kNoSlot; }
     };
     struct SimCore {
         CoreSlot running;
@@ -69,29 +74,19 @@ class Simulator {
         std::uint32_t units = 3;
         SimCore unit[kMaxUnitsPerCluster];
         std::uint32_t mix_lanes_left = 0;
+        bool mix_failed = false;  // the model's kernels never fail
     };
 
     // ---- Scheduler threads ----
-    enum class Phase : std::uint8_t { Idle, Completing, DependencyOnly, Dispatch };
-    struct Finished {
-        std::uint32_t cluster;  // position in the thread's cluster list
-        std::uint8_t unit;
-        CoreSlot slot;
-    };
     struct SchedState {
         std::uint32_t index = 0;
         std::vector<SimCluster> clusters;
-        std::vector<ClusterOccupancy> occupancy;
-        std::vector<Placement> placements;
-        std::vector<Finished> finished;
-        std::size_t next_finished = 0;
-        Phase phase = Phase::Idle;
+        PassState<CoreSlot> pass;
         bool sleeping = true;
         std::uint64_t generation = 0;
         std::int64_t free_at_ns = 0;  // end of the current or last pass
         std::int64_t pass_start_ns = 0;
         std::int64_t dispatch_start_ns = 0;
-        bool did_work = false;
         std::uint32_t handled = 0;  // tasks completed (kernel or dependency-only) in this pass
         std::int64_t busy_ns = 0;
     };
@@ -108,16 +103,13 @@ class Simulator {
     void drop_reference(std::uint32_t task);
     void try_retire(std::int64_t now);
 
-    void begin_pass(SchedState& s, std::int64_t now);
-    void complete_next(SchedState& s, std::int64_t now);
-    void dependency_only_next(SchedState& s, std::int64_t now);
-    void dispatch(SchedState& s, std::int64_t now);
-    void end_pass(SchedState& s, std::int64_t end);
+    /// PassBackend: the shared scheduler pass's hooks in virtual time (scheduler_pass.cpp).
+    class PassBackend;
+    /// end_pass: thread `s` ended a pass at `end`; it runs another at once if this one made progress.
+    void end_pass(SchedState& s, std::int64_t end, bool progressed);
     void go_to_sleep(SchedState& s, std::int64_t now);
     void wake_sleepers(std::int64_t now);
     void step_at(SchedState& s, std::int64_t when);
-    void record_subtask(const SchedState& s, const SimCore& core, const CoreSlot& slot,
-                        std::int64_t finish_ns);
     [[nodiscard]] std::int64_t lane_duration_ns(std::uint32_t task, std::uint32_t block,
                                                 std::uint32_t lane) const;
     /// share_of: the k-th of `count` equal shares of `total` (integers that sum to total exactly).
@@ -137,7 +129,6 @@ class Simulator {
 
     EventQueue events_;
     std::vector<TaskState> tasks_;
-    std::vector<BlockCounts> blocks_;
     std::vector<std::uint8_t> edge_linked_;  // parallel to GraphRecord::producers: counted a reference
     SimReadyQueues ready_;
     std::vector<SchedState> scheds_;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include <pto/runtime/simulate.h>
 #include <pto/scope/orchestration.h>
 #include <pto/static_graph/instance.h>
 #include <pto/static_graph/template.h>
@@ -89,5 +90,8 @@ int main() {
         }
     });
     std::printf("template: z[0] = %g (expected 32)\n", z2[0]);
-    return all_equal(z2, 32.0f) ? 0 : 1;
+    if (!all_equal(z2, 32.0f)) return 1;
+
+    // pto::model links on its own: the built-in profiles are there.
+    return pto::sim_profile("proxy-a2a3") != nullptr ? 0 : 1;
 }
