@@ -202,9 +202,9 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
     Impl& m = *impl_;
     m.reclaim_oldest(retired);
 
-    const bool may_supersede =
-        !p.has_looked_up || p.met_contained || !m.index.is_untouched_since(p.base, p.looked_up_at);
-    if (p.is_writer && may_supersede) {
+    // Only a write supersedes; a read skips the buffer lookup below too.
+    if (p.is_writer &&
+        (!p.has_looked_up || p.met_contained || !m.index.is_untouched_since(p.base, p.looked_up_at))) {
         // The caller looked this write up first, so it already depends on every entry it overlaps; those it
         // covers can never matter to a later access again (the new entry stands in for them). A writer
         // entry of the very same view is taken over instead (same index keys): no erase and insert.
