@@ -70,11 +70,18 @@ const detail::ViewShape& entry_shape(const detail::EntryPool& pool, std::uint32_
     return scratch;
 }
 
+/// shapes_meet: the general test of meets, out of line so that meets, and with it the lookup's visit,
+/// stays small (the fast paths settle most candidates).
+[[gnu::noinline]] bool shapes_meet(const detail::EntryPool& pool, std::uint32_t e, const Prepared& p) {
+    detail::ViewShape scratch;
+    return detail::shapes_overlap(entry_shape(pool, e, scratch), p.shape) != detail::Answer::No;
+}
+
 /// meets: whether entry `e`, whose linear range meets the prepared view's, shares an element with it.
 /// Settled from the entry's own cache line where possible: a common first or last element (the same view
 /// again, most often); a view filling its range that holds the other's first or last element; or row
 /// windows proving tiles side by side disjoint. Only then are the shapes compared.
-bool meets(const detail::EntryPool& pool, std::uint32_t e, const Prepared& p) {
+inline bool meets(const detail::EntryPool& pool, std::uint32_t e, const Prepared& p) {
     const detail::Entry& en = pool.entry(e);
     const std::int64_t lo = p.shape.first;
     const std::int64_t hi = p.shape.last;
@@ -82,8 +89,7 @@ bool meets(const detail::EntryPool& pool, std::uint32_t e, const Prepared& p) {
     if (p.is_dense && (en.lo >= lo || en.hi <= hi)) return true;
     if (en.is_dense && (lo >= en.lo || hi <= en.hi)) return true;
     if (detail::windows_disjoint(en.window, p.window)) return false;
-    detail::ViewShape scratch;
-    return detail::shapes_overlap(entry_shape(pool, e, scratch), p.shape) != detail::Answer::No;
+    return shapes_meet(pool, e, p);
 }
 
 }  // namespace
