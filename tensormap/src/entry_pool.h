@@ -16,7 +16,7 @@ inline constexpr std::uint32_t kNoEntry = 0xFFFFFFFFu;
 /// Entry: one recorded access, holding exactly what a lookup reads for each candidate, in one cache line.
 /// Bookkeeping links live in compact arrays (EntryPool's age list, RegionIndex's chains and buffer lists),
 /// and the full shape, read only when the cheap tests below pass, in a parallel array.
-struct Entry {
+struct alignas(64) Entry {
     std::uint64_t task;      ///< TaskId value of the accessing task
     std::uintptr_t base;     ///< buffer identity
     std::int64_t lo;         ///< shape.first: lowest element
@@ -28,7 +28,7 @@ struct Entry {
     bool is_grid;            ///< RegionIndex keyed it by row band and column block too (its buffer's pitch)
     bool is_dense;           ///< its elements are every index in [lo, hi] (view_shape.h is_dense)
 };
-static_assert(sizeof(Entry) <= 64, "what a lookup reads of an entry fits one cache line");
+static_assert(sizeof(Entry) == 64, "what a lookup reads of an entry fits one cache line");
 
 /// EntryPool: room for `capacity` entries reserved at construction but initialised on first use, so
 /// building a pool costs O(1) whatever its capacity (a never-used entry is never touched, and the memory

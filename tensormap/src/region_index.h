@@ -272,6 +272,8 @@ void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::
     // arrays: a small array written and read back at once compiled to vector loads that stalled on
     // store forwarding (perf, chain of 2048 inout tasks).
     const Buffer& rec = buffers_[b];
+    // Nothing to meet: a read of a buffer no entry writes (an input every task reads).
+    if (match == Match::Writers && (rec.flat[1] | rec.wide[1]) == 0) return;
     const bool is_grid =
         rec.grid_count != 0 && rec.is_mixed && q.window.pitch == rec.pitch && fits_grid(q.window);
     const bool is_contained = match == Match::Contained;

@@ -53,18 +53,43 @@ struct Prepared {
     bool is_dense;
 };
 
-/// meets: whether entry `en`, whose linear range meets the prepared view's, shares an element with it.
+/// entry_shape: the normal form of entry `e`. A dense entry stores none (its range says everything, and
+/// not copying 104 bytes per record spares two cache lines per entry): it is rebuilt into `scratch`.
+const detail::ViewShape& entry_shape(const detail::EntryPool& pool, std::uint32_t e,
+                                     detail::ViewShape& scratch) {
+    const detail::Entry& en = pool.entry(e);
+    if (!en.is_dense) return pool.shape(e);
+    scratch.first = en.lo;
+    scratch.last = en.hi;
+    scratch.stride[0] = 1;
+    scratch.count[0] = en.hi - en.lo + 1;
+    scratch.rank = en.lo == en.hi ? 0 : 1;
+    scratch.is_empty = false;
+    scratch.is_opaque = false;
+    scratch.is_chain = true;
+    return scratch;
+}
+
+/// shapes_meet: the general test of meets, out of line so that meets, and with it the lookup's visit,
+/// stays small (the fast paths settle most candidates).
+[[gnu::noinline]] bool shapes_meet(const detail::EntryPool& pool, std::uint32_t e, const Prepared& p) {
+    detail::ViewShape scratch;
+    return detail::shapes_overlap(entry_shape(pool, e, scratch), p.shape) != detail::Answer::No;
+}
+
+/// meets: whether entry `e`, whose linear range meets the prepared view's, shares an element with it.
 /// Settled from the entry's own cache line where possible: a common first or last element (the same view
 /// again, most often); a view filling its range that holds the other's first or last element; or row
 /// windows proving tiles side by side disjoint. Only then are the shapes compared.
-bool meets(const detail::Entry& en, const detail::ViewShape& entry_shape, const Prepared& p) {
+inline bool meets(const detail::EntryPool& pool, std::uint32_t e, const Prepared& p) {
+    const detail::Entry& en = pool.entry(e);
     const std::int64_t lo = p.shape.first;
     const std::int64_t hi = p.shape.last;
     if (en.lo == lo || en.hi == hi) return true;
     if (p.is_dense && (en.lo >= lo || en.hi <= hi)) return true;
     if (en.is_dense && (lo >= en.lo || hi <= en.hi)) return true;
     if (detail::windows_disjoint(en.window, p.window)) return false;
-    return detail::shapes_overlap(entry_shape, p.shape) != detail::Answer::No;
+    return shapes_meet(pool, e, p);
 }
 
 }  // namespace
@@ -165,7 +190,7 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
             // Kept: reported like a live entry, so the runtime cancels this access's task.
         }
         met_contained = met_contained || (en.lo >= p.shape.first && en.hi <= p.shape.last);
-        if (meets(en, m.pool.shape(e), p)) out.push_back(TaskId{en.task});
+        if (meets(m.pool, e, p)) out.push_back(TaskId{en.task});
     };
     m.index.for_each_candidate(
         p.base, p.shape.first, p.shape.last, p.window,
@@ -183,21 +208,25 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
     Impl& m = *impl_;
     m.reclaim_oldest(retired);
 
-    const bool may_supersede =
-        !p.has_looked_up || p.met_contained || !m.index.is_untouched_since(p.base, p.looked_up_at);
-    if (p.is_writer && may_supersede) {
+    // Only a write supersedes; a read skips the buffer lookup below too.
+    if (p.is_writer &&
+        (!p.has_looked_up || p.met_contained || !m.index.is_untouched_since(p.base, p.looked_up_at))) {
         // The caller looked this write up first, so it already depends on every entry it overlaps; those it
         // covers can never matter to a later access again (the new entry stands in for them). A writer
         // entry of the very same view is taken over instead (same index keys): no erase and insert.
         std::uint32_t same = detail::kNoEntry;
+        detail::ViewShape scratch;
         auto supersede = [&](std::uint32_t e) {
             const detail::Entry& en = m.pool.entry(e);
             if (Impl::is_reclaimable(en, retired)) {
                 m.remove(e);
             } else if (same == detail::kNoEntry && en.is_writer && en.lo == p.shape.first &&
-                       en.hi == p.shape.last && detail::same_layout(m.pool.shape(e), p.shape)) {
+                       en.hi == p.shape.last && en.is_dense == p.is_dense &&
+                       (en.is_dense || detail::same_layout(m.pool.shape(e), p.shape))) {
+                // Two dense views with the same range are the same elements.
                 same = e;
-            } else if (p.is_dense || detail::shape_covers(p.shape, m.pool.shape(e)) == detail::Answer::Yes) {
+            } else if (p.is_dense || detail::shape_covers(p.shape, entry_shape(m.pool, e, scratch)) ==
+                                         detail::Answer::Yes) {
                 // A contained entry lies in the view's range, all of which a dense view holds.
                 m.remove(e);
             }
@@ -225,7 +254,7 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
     en.is_writer = p.is_writer;
     en.is_dense = p.is_dense;
     en.window = p.window;
-    detail::copy_shape(m.pool.shape(e), p.shape);
+    if (!p.is_dense) detail::copy_shape(m.pool.shape(e), p.shape);
     m.index.insert(e);
     return true;
 }

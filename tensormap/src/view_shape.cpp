@@ -22,6 +22,33 @@ void make_opaque(ViewShape& s) {
     s.is_opaque = true;
 }
 
+/// build_contiguous: the normal form of a row-major contiguous view (each dimension of size > 1 strides
+/// over exactly the elements of the dimensions inside it), which is one range (rank 1, stride 1, or a
+/// single element): what the general path below would build, for the most common views, without sorting
+/// and merging. Returns false, writing nothing, for any other view (empty, strided, reordered, or
+/// reaching beyond ±kElementLimit).
+bool build_contiguous(const TensorView& view, ViewShape& s) {
+    std::int64_t size = 1;
+    for (int d = view.ndim - 1; d >= 0; --d) {
+        const std::int64_t n = view.shape[d];
+        if (n == 1) continue;
+        if (n == 0 || view.strides[d] != size || __builtin_mul_overflow(size, n, &size) ||
+            size > kElementLimit)
+            return false;
+    }
+    const std::int64_t first = view.offset;
+    if (first < -kElementLimit || first > kElementLimit - size) return false;
+    s.first = first;
+    s.last = first + size - 1;
+    s.stride[0] = 1;
+    s.count[0] = size;
+    s.rank = size == 1 ? 0 : 1;
+    s.is_empty = false;
+    s.is_opaque = false;
+    s.is_chain = true;
+    return true;
+}
+
 }  // namespace
 
 // Works on locals and writes the result once: zero-filling the whole struct first compiled to `rep stos`
@@ -32,13 +59,16 @@ void build_view_shape(const TensorView& view, ViewShape& s) {
     const int ndim = view.ndim;
     if (ndim > kMaxTensorDims) [[unlikely]]
         bad_rank(ndim);
+    if (build_contiguous(view, s)) return;
     std::int64_t stride[kMaxTensorDims];
     std::int64_t count[kMaxTensorDims];
     int rank = 0;
     std::int64_t first = view.offset;
     bool is_empty = false;
     bool is_opaque = false;
-    for (int d = 0; d < ndim; ++d) {
+    // Innermost dimension first: a row-major view then arrives in ascending stride order and the
+    // insertion sort below moves nothing.
+    for (int d = ndim - 1; d >= 0; --d) {
         const std::int64_t n = view.shape[d];
         std::int64_t st = view.strides[d];
         is_empty = is_empty || n == 0;
@@ -70,29 +100,28 @@ void build_view_shape(const TensorView& view, ViewShape& s) {
         s.is_chain = false;
         return;
     }
-    for (int i = 0; i + 1 < rank && !is_opaque;) {
-        if (!divides(stride[i], stride[i + 1])) {
-            ++i;
-            continue;
+    // One pass in ascending stride order, merging each dimension into the last kept one when their union
+    // is one progression. A merge only grows the kept dimension's count, which no earlier pair's test
+    // reads, so no earlier pair needs testing again.
+    int kept = 0;
+    for (int i = 0; i < rank && !is_opaque; ++i) {
+        if (kept > 0 && divides(stride[kept - 1], stride[i])) {
+            const std::int64_t ratio = exact_div(stride[i], stride[kept - 1]);
+            if (ratio <= count[kept - 1]) {
+                // Blocks of count elements repeat every ratio <= count steps, so they touch or overlap.
+                std::int64_t grown = 0;
+                if (__builtin_mul_overflow(count[i] - 1, ratio, &grown) ||
+                    __builtin_add_overflow(grown, count[kept - 1], &grown))
+                    is_opaque = true;
+                count[kept - 1] = grown;
+                continue;
+            }
         }
-        const std::int64_t ratio = exact_div(stride[i + 1], stride[i]);
-        if (ratio > count[i]) {
-            ++i;
-            continue;
-        }
-        // Blocks of count[i] elements repeat every ratio <= count[i] steps, so they touch or overlap and
-        // their union is one progression; re-test the grown dimension against the next one.
-        std::int64_t grown = 0;
-        if (__builtin_mul_overflow(count[i + 1] - 1, ratio, &grown) ||
-            __builtin_add_overflow(grown, count[i], &grown))
-            is_opaque = true;
-        count[i] = grown;
-        for (int j = i + 1; j + 1 < rank; ++j) {
-            stride[j] = stride[j + 1];
-            count[j] = count[j + 1];
-        }
-        --rank;
+        stride[kept] = stride[i];
+        count[kept] = count[i];
+        ++kept;
     }
+    rank = kept;
     std::int64_t last = first;
     for (int i = 0; i < rank && !is_opaque; ++i) {
         std::int64_t span = 0;

@@ -149,6 +149,29 @@ TEST_CASE("normalising a view keeps its elements and merges dimensions that form
     CHECK_FALSE(detail::make_view_shape(test::strided(m, 0, {{4, 2}, {4, 3}})).is_chain);
 }
 
+TEST_CASE("contiguous views of any rank normalise to one range with exactly their elements",
+          "[tensormap][overlap][normal-form]") {
+    // Row-major contiguous views (size-1 dimensions with any stride included) take a shortcut past the
+    // sort and merge: the result must be what those would give, one stride-1 dimension or one element.
+    std::mt19937_64 rng(21);
+    for (int n = 0; n < 5000; ++n) {
+        TensorView v = test::range(test::buffer(1), 0, 1);
+        v.ndim = std::uint8_t(pick(rng, 0, 5));
+        v.offset = pick(rng, -50, 50);
+        std::int64_t inner = 1;
+        for (int d = v.ndim - 1; d >= 0; --d) {
+            v.shape[d] = std::uint32_t(pick(rng, 1, 4));
+            v.strides[d] = v.shape[d] == 1 && pick(rng, 0, 1) == 0 ? pick(rng, -9, 9) : inner;
+            inner *= v.shape[d];
+        }
+        INFO(test::describe(v));
+        const ViewShape s = detail::make_view_shape(v);
+        REQUIRE(shape_elements(s) == test::elements(v));
+        CHECK(detail::is_dense(s));
+        CHECK(s.rank == (inner == 1 ? 0 : 1));
+    }
+}
+
 TEST_CASE("a row window proves tiles side by side disjoint and nothing else", "[tensormap][overlap]") {
     void* m = test::buffer(1);
     const auto window = [m](std::uint32_t row, std::uint32_t rows, std::uint32_t col, std::uint32_t cols) {

@@ -113,6 +113,32 @@ TEST_CASE("a partial overwrite keeps both writers", "[tensormap][hazard]") {
     CHECK(producers(map, range(a, 0, 10), Direction::In) == (Ids{1, 2}));
 }
 
+TEST_CASE("entries of contiguous views keep no shape, yet strided views across them are told apart exactly",
+          "[tensormap][hazard][dense]") {
+    // A dense entry (one range, or one element) is recorded without its normal form; a strided access that
+    // spans it without touching it, touches it, covers it or only partly covers it must still be decided
+    // exactly from the range alone.
+    TensorMap map(64);
+    void* a = buffer(1);
+    record(map, range(a, 10, 21), Direction::Out, 1);  // dense range [10, 20]
+    record(map, range(a, 40, 41), Direction::Out, 2);  // one element
+    // Elements 0, 32, 64: the bounding range spans both entries, but no element lies in either.
+    CHECK(producers(map, strided(a, 0, {{3, 32}}), Direction::In).empty());
+    // Elements 0, 8, ..., 40: meets [10, 20] at 16 and the single element 40.
+    CHECK(producers(map, strided(a, 0, {{6, 8}}), Direction::In) == (Ids{1, 2}));
+    // Elements 5, 10, ..., 45 cover the element 40 (superseded) but only part of [10, 20] (kept).
+    record(map, strided(a, 5, {{9, 5}}), Direction::Out, 3);
+    CHECK(producers(map, range(a, 40, 41), Direction::In) == Ids{3});
+    CHECK(producers(map, range(a, 11, 12), Direction::In) == Ids{1});
+    CHECK(producers(map, range(a, 10, 21), Direction::In) == (Ids{1, 3}));
+    // A dense rewrite of the same range takes task 1's entry over; task 3's wider entry stays, partly
+    // rewritten, so it is still reported for 10, 15 and 20 (conservative, as documented).
+    record(map, range(a, 10, 21), Direction::Out, 4);
+    CHECK(map.live_entries() == 2);
+    CHECK(producers(map, range(a, 11, 12), Direction::In) == Ids{4});
+    CHECK(producers(map, range(a, 10, 21), Direction::In) == (Ids{3, 4}));
+}
+
 TEST_CASE("tiles of one matrix depend only on the tiles they overlap", "[tensormap][hazard]") {
     TensorMap map(256);
     void* m = buffer(1);
