@@ -65,6 +65,9 @@ Bench& Bench::add(WorkloadSpec spec) {
     };
     if (spec.name.empty()) refuse("has no name");
     if (spec.name == "all") refuse("is named like the option value that selects every workload");
+    // ',' separates --case values and '/' the parts of a scenario id.
+    if (spec.name.find_first_of(",/ \t") != std::string::npos)
+        refuse("has a name with a comma, a slash or a space");
     for (const WorkloadSpec& w : workloads_)
         if (detail::same_case_name(w.name, spec.name)) refuse("is already registered");
     if (spec.schemes.empty()) refuse("has no scheme");

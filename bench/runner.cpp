@@ -46,6 +46,14 @@ RuntimeConfig concurrent_config(const BenchOptions& o, const RuntimeConfig& seri
     return config;
 }
 
+std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec, Executor executor) {
+    std::unique_ptr<Workload> workload = spec.make(executor);
+    if (!workload)
+        detail::throw_error(ErrorCode::InvalidArgument,
+                            "the " + spec.name + " workload's make function returned no workload");
+    return workload;
+}
+
 /// prepare: the probe and the run configurations of `scenario` for `workload`.
 ScenarioRun prepare(const Scenario& scenario, const BenchOptions& o, Workload& workload) {
     ScenarioRun run{scenario, o, workload, probe(workload, scenario), {}, {}, {}, {}};
@@ -137,7 +145,7 @@ Probe probe(Workload& workload, const Scenario& scenario) {
 }
 
 RecordedGraph record_graph(const Scenario& scenario) {
-    std::unique_ptr<Workload> workload = scenario.workload->make(Executor::Instant);
+    const std::unique_ptr<Workload> workload = make_workload(*scenario.workload, Executor::Instant);
     Probe p = probe(*workload, scenario);
     return RecordedGraph{std::move(p.graph), p.stats};
 }
@@ -158,10 +166,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
         detail::throw_error(
             ErrorCode::InvalidArgument,
             "the " + spec.name + " workload has no " + std::string(to_string(scenario.mode)) + " scheme");
-    const std::unique_ptr<Workload> workload = spec.make(o.executor);
-    if (!workload)
-        detail::throw_error(ErrorCode::InvalidArgument,
-                            "the " + spec.name + " workload's make function returned no workload");
+    const std::unique_ptr<Workload> workload = make_workload(spec, o.executor);
 
     const ScenarioRun run = prepare(scenario, o, *workload);
     Measured measured;

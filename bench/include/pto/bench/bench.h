@@ -98,7 +98,8 @@ class Bench {
     explicit Bench(std::string program = "pto-bench");
 
     /// add: registers a workload; the sweep runs them in the order added. Throws pto::Error
-    /// {InvalidArgument} for an empty or repeated name, no scheme, a repeated scheme or no `make`.
+    /// {InvalidArgument} for an empty or repeated name, the name "all", a name with a comma, a slash or a
+    /// space, no scheme, a repeated scheme or no `make`.
     Bench& add(WorkloadSpec spec);
 
     /// run: parses the command line (every pto-bench option; --help lists them), measures the selected
