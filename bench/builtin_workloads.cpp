@@ -3,9 +3,14 @@
 // (bench/workload_*.cpp, bench/synthetic.cpp); adding a workload is one line in this list.
 #include "builtin_workloads.h"
 
-#define PTO_BENCH_BUILTIN_WORKLOADS(workload)                                            \
-    workload(qwen3_workload) workload(paged_attention_workload) workload(chain_workload) \
-        workload(fanin_workload)
+// clang-format off
+#define PTO_BENCH_BUILTIN_WORKLOADS(workload) \
+    workload(qwen3_workload)                  \
+    workload(paged_attention_workload)        \
+    workload(chain_workload)                  \
+    workload(fanin_workload)                  \
+    /* end of the list: each entry above ends in a backslash */
+// clang-format on
 
 namespace pto::bench {
 
