@@ -1,4 +1,4 @@
-// Builds the catalog rows from the cases, the schemes each supports and the Qwen3 tiers.
+// Builds the catalog rows from the registered workloads, the schemes each builds and the SPMD tiers.
 #include "catalog.h"
 
 #include <algorithm>
@@ -6,96 +6,83 @@
 namespace pto::bench {
 namespace {
 
-using examples::Scheme;
-using examples::SpmdTier;
-
-std::string describe(CaseKind kind, Scheme mode, std::optional<SpmdTier> tier) {
-    std::string how;
+std::string how(Scheme mode) {
     switch (mode) {
         case Scheme::Manual:
-            how = "dynamic submission with explicit edges (PTO2_SCOPE(MANUAL))";
-            break;
+            return "dynamic submission with explicit edges (PTO2_SCOPE(MANUAL))";
         case Scheme::Tensormap:
-            how = "dynamic submission with edges discovered by the tensormap";
-            break;
+            return "dynamic submission with edges discovered by the tensormap";
         case Scheme::StaticManual:
-            how = "static templates with explicit boundary edges";
-            break;
+            return "static templates with explicit boundary edges";
         case Scheme::StaticTensormap:
-            how = "static templates with tensormap boundary edges";
-            break;
+            return "static templates with tensormap boundary edges";
     }
-    switch (kind) {
-        case CaseKind::Qwen3:
-            return "Qwen3-14B decode layer at " + std::string(examples::to_string(*tier)) + " (" +
-                   (*tier == SpmdTier::AllSpmd
-                        ? std::string("one launch per operator")
-                        : std::to_string(examples::target_width(*tier)) + "-wide SPMD target") +
-                   "): " + how;
-        case CaseKind::PagedAttention:
-            return "paged attention Case1 (480 batches x 4 tasks): " + how;
-        case CaseKind::Chain:
-            return "a 2048-task chain, one edge per task: " + how;
-        case CaseKind::FanIn:
-            return "256 groups of 8 producers joined by one consumer: " + how;
-    }
-    return how;
+    return {};
 }
 
-std::vector<Scenario> build() {
-    std::vector<Scenario> rows;
-    const auto add = [&](CaseKind kind, Scheme mode, std::optional<SpmdTier> tier) {
-        std::string id = std::string(to_string(kind)) + "/" + std::string(examples::to_string(mode));
-        if (tier) id += "/" + std::string(examples::to_string(*tier));
-        rows.push_back(Scenario{id, kind, mode, tier, describe(kind, mode, tier)});
-    };
-    for (SpmdTier tier : examples::kAllTiers)
-        for (Scheme mode : examples::kAllSchemes)
-            add(CaseKind::Qwen3, mode, tier);
-    for (Scheme mode : examples::kAllSchemes)
-        add(CaseKind::PagedAttention, mode, std::nullopt);
-    for (CaseKind kind : {CaseKind::Chain, CaseKind::FanIn})
-        for (Scheme mode : {Scheme::Manual, Scheme::Tensormap})
-            add(kind, mode, std::nullopt);
-    return rows;
+std::string describe(const WorkloadSpec& w, Scheme mode, std::optional<Tier> tier) {
+    if (!tier) return w.description + ": " + how(mode);
+    return w.description + " at " + std::string(to_string(*tier)) + " (" +
+           (*tier == Tier::AllSpmd ? std::string("one launch per operator")
+                                   : std::to_string(target_width(*tier)) + "-wide SPMD target") +
+           "): " + how(mode);
 }
 
 template <class T>
-bool wanted(const std::vector<T>& set, T value) {
+bool wanted(const std::vector<T>& set, const T& value) {
     return set.empty() || std::find(set.begin(), set.end(), value) != set.end();
 }
 
 }  // namespace
 
-std::string_view to_string(CaseKind c) {
-    switch (c) {
-        case CaseKind::Qwen3:
-            return "qwen3";
-        case CaseKind::PagedAttention:
-            return "paged_attention";
-        case CaseKind::Chain:
-            return "chain";
-        case CaseKind::FanIn:
-            return "fanin";
+std::vector<Scenario> catalog(const std::vector<WorkloadSpec>& workloads) {
+    std::vector<Scenario> rows;
+    const auto add = [&](const WorkloadSpec& w, Scheme mode, std::optional<Tier> tier) {
+        std::string id = w.name + "/" + std::string(to_string(mode));
+        if (tier) id += "/" + std::string(to_string(*tier));
+        rows.push_back(Scenario{id, &w, mode, tier, describe(w, mode, tier)});
+    };
+    for (const WorkloadSpec& w : workloads) {
+        if (!w.tiered) {
+            for (Scheme mode : w.schemes)
+                add(w, mode, std::nullopt);
+            continue;
+        }
+        for (Tier tier : kAllTiers)
+            for (Scheme mode : w.schemes)
+                add(w, mode, tier);
     }
-    return "?";
-}
-
-const std::vector<Scenario>& catalog() {
-    static const std::vector<Scenario> rows = build();
     return rows;
 }
 
-std::vector<Scenario> select(const Selection& s) {
-    std::vector<CaseKind> cases = s.cases;
-    if (cases.empty()) cases = {CaseKind::Qwen3, CaseKind::PagedAttention};
+std::vector<Scenario> select(const std::vector<Scenario>& catalog, const Selection& s) {
     std::vector<Scenario> out;
-    for (const Scenario& row : catalog()) {
-        if (!wanted(cases, row.kind) || !wanted(s.modes, row.mode)) continue;
+    for (const Scenario& row : catalog) {
+        const bool case_wanted =
+            s.cases.empty() ? row.workload->in_default_sweep : wanted(s.cases, row.workload->name);
+        if (!case_wanted || !wanted(s.modes, row.mode)) continue;
         if (row.tier && !wanted(s.tiers, *row.tier)) continue;
         out.push_back(row);
     }
     return out;
+}
+
+std::optional<Scheme> parse_scheme(std::string_view text) {
+    if (text.size() == 1) {
+        const char c = text[0] >= 'a' && text[0] <= 'z' ? static_cast<char>(text[0] - 'a' + 'A') : text[0];
+        if (c >= 'A' && c <= 'D') return static_cast<Scheme>(c - 'A');
+    }
+    for (Scheme s : kAllSchemes)
+        if (to_string(s) == text) return s;
+    return std::nullopt;
+}
+
+std::optional<Tier> parse_tier(std::string_view text) {
+    if (text.starts_with("--")) text.remove_prefix(2);
+    if (text.size() == 1 && text[0] >= '0' && text[0] <= '4') return static_cast<Tier>(text[0] - '0');
+    for (Tier t : kAllTiers)
+        if (to_string(t) == text) return t;
+    return std::nullopt;
 }
 
 }  // namespace pto::bench

@@ -373,6 +373,16 @@ std::vector<Chart> report_charts(const nlohmann::json& report) {
                    {},
                    1.0,
                    "above the dotted line: faster than the baseline"};
+    // Every other workload (the synthetic ones, a program's own): one bar pair per scenario, drawn only
+    // when such results exist.
+    ChartSpec workloads{"workloads",
+                        "Other workloads: cost per kernel launch",
+                        "ns per launch",
+                        ChartKind::Bars,
+                        {},
+                        {},
+                        std::nullopt,
+                        "median; whiskers: min to max (axis up to P90)"};
     bool qwen3 = false;
     bool any_peer = false;
     const nlohmann::json& results = field(report, "results");
@@ -401,6 +411,11 @@ std::vector<Chart> report_charts(const nlohmann::json& report) {
                 add_point(paged, "orchestration", mode, spread(field(r, "orch_ns_per_task")), false,
                           kColours[0]);
                 add_point(paged, "end to end", mode, spread(field(r, "e2e_ns_per_task")), false, kColours[1]);
+            } else if (kase != "qwen3") {
+                add_point(workloads, "orchestration", scenario_label(r), spread(field(r, "orch_ns_per_task")),
+                          false, kColours[0]);
+                add_point(workloads, "end to end", scenario_label(r), spread(field(r, "e2e_ns_per_task")),
+                          false, kColours[1]);
             }
             const nlohmann::json& vs = field(r, "vs_base");
             if (field(vs, "matched").is_boolean() && field(vs, "matched").get<bool>())
@@ -432,6 +447,7 @@ std::vector<Chart> report_charts(const nlohmann::json& report) {
     charts.push_back(finish(base, field(report, "base_data").is_object()
                                       ? "no result matched the baseline"
                                       : "no baseline given (pto-bench --base-data FILE)"));
+    if (has_values(workloads)) charts.push_back(finish(workloads, ""));
     return charts;
 }
 

@@ -74,8 +74,10 @@ struct Chart {
 /// report_charts: the report's charts, in order: "orchestration" (Qwen3 orchestration ns per launch per
 /// tier and scheme, min-max whiskers), "makespan" (Qwen3 predicted makespan and its lower bound per tier
 /// and scheme), "peers" (end-to-end ns per launch against the peers, per scenario), "paged_attention"
-/// (orchestration and end-to-end ns per launch per scheme, whiskers) and "base_data" (compared speedup per
-/// matched result). A chart without data comes back with `missing` set.
+/// (orchestration and end-to-end ns per launch per scheme, whiskers), "base_data" (compared speedup per
+/// matched result), and only when the report has results of other workloads (chain, fan-in, a program's
+/// own), "workloads" (their orchestration and end-to-end ns per launch per scenario, whiskers). A chart
+/// without data comes back with `missing` set.
 [[nodiscard]] std::vector<Chart> report_charts(const nlohmann::json& report);
 
 /// escape_xml: text for SVG / HTML content and attribute values.

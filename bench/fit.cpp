@@ -170,23 +170,24 @@ struct Measurements {
     std::vector<Ratio> ratios;
 };
 
-Scenario scenario_for(const std::string& where, const nlohmann::json& row) {
+Scenario scenario_for(const std::vector<Scenario>& catalog, const std::string& where,
+                      const nlohmann::json& row) {
     const std::string case_name = row.at("case").get<std::string>();
-    const auto scheme = examples::parse_scheme(row.at("mode").get<std::string>());
+    const auto scheme = parse_scheme(row.at("mode").get<std::string>());
     if (!scheme) bad(where + ": unknown mode " + row.at("mode").dump());
-    std::optional<examples::SpmdTier> tier;
+    std::optional<Tier> tier;
     if (row.contains("tier") && !row.at("tier").is_null()) {
-        tier = examples::parse_tier(row.at("tier").is_string() ? row.at("tier").get<std::string>()
-                                                               : row.at("tier").dump());
+        tier = parse_tier(row.at("tier").is_string() ? row.at("tier").get<std::string>()
+                                                     : row.at("tier").dump());
         if (!tier) bad(where + ": unknown tier " + row.at("tier").dump());
     }
-    for (const Scenario& s : catalog())
-        if (to_string(s.kind) == case_name && s.mode == *scheme && s.tier == tier) return s;
+    for (const Scenario& s : catalog)
+        if (s.workload->name == case_name && s.mode == *scheme && s.tier == tier) return s;
     bad(where + ": no scenario " + case_name + "/" + row.at("mode").get<std::string>() +
-        (tier ? "/" + std::string(examples::to_string(*tier)) : ""));
+        (tier ? "/" + std::string(to_string(*tier)) : ""));
 }
 
-Measurements load_measurements(const std::string& path) {
+Measurements load_measurements(const std::vector<Scenario>& catalog, const std::string& path) {
     std::ifstream in(path);
     if (!in) bad("--fit " + path + ": cannot read the file");
     Measurements m;
@@ -214,7 +215,7 @@ Measurements load_measurements(const std::string& path) {
         for (const nlohmann::json& row : j.at("rows")) {
             MeasuredRow r;
             r.id = row.at("id").get<std::string>();
-            r.scenario = scenario_for(path + ": row " + r.id, row);
+            r.scenario = scenario_for(catalog, path + ": row " + r.id, row);
             r.pending_slots = row.value("pending_slots", true);
             r.drop_allocs = row.value("drop_allocs", false);
             if (row.contains("span_us") && !row.at("span_us").is_null())
@@ -241,9 +242,9 @@ struct LoadedProblem {
     FitProblem problem;
 };
 
-LoadedProblem load_problem(const std::string& path) {
+LoadedProblem load_problem(const std::vector<Scenario>& catalog, const std::string& path) {
     LoadedProblem lp;
-    lp.measurements = load_measurements(path);
+    lp.measurements = load_measurements(catalog, path);
     const Measurements& m = lp.measurements;
     lp.problem.base = m.base;
     lp.problem.free = m.free;
@@ -391,15 +392,16 @@ GraphRecord without_alloc_tasks(const GraphRecord& graph) {
     return out;
 }
 
-nlohmann::json evaluate_measurements(const std::string& measured_path, const CostModel& cost) {
-    const LoadedProblem lp = load_problem(measured_path);
+nlohmann::json evaluate_measurements(const std::vector<Scenario>& catalog, const std::string& measured_path,
+                                     const CostModel& cost) {
+    const LoadedProblem lp = load_problem(catalog, measured_path);
     return residuals_json(lp.problem, predict(lp.problem, cost));
 }
 
-int run_fit_command(const std::string& measured_path, const std::string& out_path, std::ostream& out,
-                    std::ostream& err) {
+int run_fit_command(const std::vector<Scenario>& catalog, const std::string& measured_path,
+                    const std::string& out_path, std::ostream& out, std::ostream& err) {
     try {
-        const LoadedProblem lp = load_problem(measured_path);
+        const LoadedProblem lp = load_problem(catalog, measured_path);
         const FitResult r = fit_costs(lp.problem);
         nlohmann::json costs = nlohmann::json::object();
         for (const CostParameter& p : cost_parameters())

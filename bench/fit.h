@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog.h"
 #include "pto/runtime/graph.h"
 #include "pto/runtime/simulate.h"
 
@@ -79,12 +80,15 @@ struct FitResult {
 [[nodiscard]] GraphRecord without_alloc_tasks(const GraphRecord& graph);
 
 /// evaluate_measurements: predictions of a measurement file's targets under `cost` (no fitting): a JSON
-/// array of {id, measured, predicted, error_pct}. Throws pto::Error for a bad file.
-[[nodiscard]] nlohmann::json evaluate_measurements(const std::string& measured_path, const CostModel& cost);
+/// array of {id, measured, predicted, error_pct}. The file's rows name scenarios of `catalog`, whose graphs
+/// are recorded. Throws pto::Error for a bad file.
+[[nodiscard]] nlohmann::json evaluate_measurements(const std::vector<Scenario>& catalog,
+                                                   const std::string& measured_path, const CostModel& cost);
 
 /// run_fit_command: pto-bench --fit MEASURED [--fit-out PROFILE]: fits, prints measured / predicted / error
-/// and writes the profile JSON. Returns the exit code (0, or 1 after printing the error).
-int run_fit_command(const std::string& measured_path, const std::string& out_path, std::ostream& out,
-                    std::ostream& err);
+/// and writes the profile JSON; rows name scenarios of `catalog`. Returns the exit code (0, or 1 after
+/// printing the error).
+int run_fit_command(const std::vector<Scenario>& catalog, const std::string& measured_path,
+                    const std::string& out_path, std::ostream& out, std::ostream& err);
 
 }  // namespace pto::bench

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pto/runtime/config.h"
-#include "workload.h"
+#include "pto/bench/bench.h"
 
 namespace pto::bench {
 

@@ -18,6 +18,7 @@
 namespace pto::bench {
 
 struct BenchOptions {
+    std::string program = "pto-bench";  ///< prefixes warnings
     Executor executor = Executor::Instant;
     /// Scheduler threads of the end-to-end runs (RuntimeConfig::scheduler_threads); 0 = the a2a3 default.
     std::uint32_t scheduler_threads = 0;
@@ -62,7 +63,9 @@ struct RecordedGraph {
 [[nodiscard]] RecordedGraph record_graph(const Scenario& scenario);
 
 /// run_scenario: measures `scenario` and returns its result objects (ours first, then one per peer).
-/// Throws pto::Error when a scenario cannot run (e.g. an unsupported scheme).
+/// Steps: probe (record the graph), measure orchestration (serial), measure end to end (concurrent, with
+/// the peers), export the files, profile, model, JSON. Throws pto::Error when a scenario cannot run (e.g.
+/// a scheme its workload does not build).
 [[nodiscard]] nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& options);
 
 }  // namespace pto::bench

@@ -3,12 +3,10 @@
 #include <vector>
 
 #include "pto/scope/orchestration.h"
-#include "workload.h"
+#include "builtin_workloads.h"
 
 namespace pto::bench {
 namespace {
-
-using examples::Scheme;
 
 constexpr FuncId kStep{0};
 
@@ -19,12 +17,12 @@ class ChainWorkload final : public Workload {
   public:
     explicit ChainWorkload(std::uint32_t tasks) : tasks_(tasks), rows_(tasks) {}
 
-    nlohmann::json sizes() const override { return {{"tasks", tasks_}}; }
+    Sizes sizes() const override { return {{"tasks", tasks_}}; }
     void register_kernels(Runtime& rt) override {
         rt.register_kernel(kStep, KernelInfo{"step", 10.0, nullptr, nullptr});
     }
 
-    void orchestrate(Scheme scheme, std::optional<examples::SpmdTier>) override {
+    void orchestrate(Scheme scheme, std::optional<Tier>) override {
         const TensorView row = TensorView::contiguous(rows_.data(), DataType::F32, {64});
         TaskId previous;
         for (std::uint32_t base = 0; base < tasks_; base += 64) {
@@ -59,13 +57,13 @@ class FanInWorkload final : public Workload {
   public:
     explicit FanInWorkload(std::uint32_t groups) : groups_(groups), buffer_(std::size_t{groups} * 8 * 64) {}
 
-    nlohmann::json sizes() const override { return {{"groups", groups_}, {"fanin", 8}}; }
+    Sizes sizes() const override { return {{"groups", groups_}, {"fanin", 8}}; }
     void register_kernels(Runtime& rt) override {
         rt.register_kernel(kStep, KernelInfo{"produce", 10.0, nullptr, nullptr});
         rt.register_kernel(FuncId{1}, KernelInfo{"join", 10.0, nullptr, nullptr});
     }
 
-    void orchestrate(Scheme scheme, std::optional<examples::SpmdTier>) override {
+    void orchestrate(Scheme scheme, std::optional<Tier>) override {
         // Each group writes its own rows, so the discovered edges are exactly the manual ones (no WAR/WAW
         // between groups).
         const TensorView rows = TensorView::contiguous(buffer_.data(), DataType::F32, {groups_, 8, 64});
@@ -95,9 +93,19 @@ class FanInWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_synthetic_workload(CaseKind kind) {
-    if (kind == CaseKind::Chain) return std::make_unique<ChainWorkload>(2048);
-    return std::make_unique<FanInWorkload>(256);
+// The synthetic shapes have no loop body to make a template of: manual and tensormap only.
+WorkloadSpec chain_workload() {
+    return {.name = "chain",
+            .description = "a 2048-task chain, one edge per task",
+            .in_default_sweep = false,
+            .make = [](Executor) { return std::make_unique<ChainWorkload>(2048); }};
+}
+
+WorkloadSpec fanin_workload() {
+    return {.name = "fanin",
+            .description = "256 groups of 8 producers joined by one consumer",
+            .in_default_sweep = false,
+            .make = [](Executor) { return std::make_unique<FanInWorkload>(256); }};
 }
 
 }  // namespace pto::bench

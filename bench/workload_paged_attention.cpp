@@ -1,12 +1,11 @@
 // Paged attention (unrolled) as a pto-bench workload: Case1 on fake addresses for the instant and timed
 // executors, the reduced compute case in memory (with the dense-attention golden check) for compute.
 #include "pto/examples/paged_attention.h"
-#include "workload.h"
+#include "builtin_workloads.h"
 
 namespace pto::bench {
 namespace {
 
-using examples::Scheme;
 namespace pa = examples::paged_attention;
 
 class PagedAttentionWorkload final : public Workload {
@@ -15,7 +14,7 @@ class PagedAttentionWorkload final : public Workload {
         : problem_(executor == Executor::Compute ? pa::compute_case() : pa::case1(),
                    executor == Executor::Compute ? pa::Memory::Real : pa::Memory::Virtual) {}
 
-    nlohmann::json sizes() const override {
+    Sizes sizes() const override {
         const pa::Shape& s = problem_.shape();
         return {{"batch", s.batch},
                 {"num_heads", s.num_heads},
@@ -31,8 +30,8 @@ class PagedAttentionWorkload final : public Workload {
     void prepare_run() override {
         if (problem_.memory() == pa::Memory::Real) problem_.poison_out();
     }
-    void orchestrate(Scheme scheme, std::optional<examples::SpmdTier>) override {
-        pa::build(problem_, scheme);
+    void orchestrate(Scheme scheme, std::optional<Tier>) override {
+        pa::build(problem_, to_examples(scheme));
     }
 
     std::string verify() override {
@@ -50,8 +49,11 @@ class PagedAttentionWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_paged_attention_workload(Executor executor) {
-    return std::make_unique<PagedAttentionWorkload>(executor);
+WorkloadSpec paged_attention_workload() {
+    return {.name = "paged_attention",
+            .description = "paged attention Case1 (480 batches x 4 tasks)",
+            .schemes = reference_schemes(pa::supports),
+            .make = [](Executor executor) { return std::make_unique<PagedAttentionWorkload>(executor); }};
 }
 
 }  // namespace pto::bench

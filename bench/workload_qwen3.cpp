@@ -4,13 +4,11 @@
 #include <memory>
 
 #include "pto/examples/qwen3.h"
-#include "workload.h"
+#include "builtin_workloads.h"
 
 namespace pto::bench {
 namespace {
 
-using examples::Scheme;
-using examples::SpmdTier;
 namespace qwen3 = examples::qwen3;
 
 class Qwen3Workload final : public Workload {
@@ -20,7 +18,7 @@ class Qwen3Workload final : public Workload {
                        ? qwen3::Problem::with_memory(qwen3::Shapes::reduced())
                        : qwen3::Problem::with_fake_addresses(qwen3::Shapes::full())) {}
 
-    nlohmann::json sizes() const override {
+    Sizes sizes() const override {
         const qwen3::Shapes& s = problem_.shapes();
         return {{"batch", s.batch},
                 {"batch_padded", s.batch_padded()},
@@ -36,7 +34,9 @@ class Qwen3Workload final : public Workload {
     void register_kernels(Runtime& rt) override { qwen3::register_kernels(rt); }
     void prepare_run() override { problem_.reset(); }
 
-    void orchestrate(Scheme scheme, std::optional<SpmdTier> tier) override { graph(*tier).submit(scheme); }
+    void orchestrate(Scheme scheme, std::optional<Tier> tier) override {
+        graph(to_examples(*tier)).submit(to_examples(scheme));
+    }
 
     std::string verify() override {
         if (!problem_.has_memory()) return {};
@@ -46,21 +46,25 @@ class Qwen3Workload final : public Workload {
     }
 
   private:
-    qwen3::DecodeGraph& graph(SpmdTier tier) {
+    qwen3::DecodeGraph& graph(examples::SpmdTier tier) {
         auto& g = graphs_[tier];
         if (!g) g = std::make_unique<qwen3::DecodeGraph>(problem_, tier);
         return *g;
     }
 
     qwen3::Problem problem_;
-    std::map<SpmdTier, std::unique_ptr<qwen3::DecodeGraph>> graphs_;
+    std::map<examples::SpmdTier, std::unique_ptr<qwen3::DecodeGraph>> graphs_;
     std::unique_ptr<qwen3::Golden> golden_;
 };
 
 }  // namespace
 
-std::unique_ptr<Workload> make_qwen3_workload(Executor executor) {
-    return std::make_unique<Qwen3Workload>(executor);
+WorkloadSpec qwen3_workload() {
+    return {.name = "qwen3",
+            .description = "Qwen3-14B decode layer",
+            .schemes = reference_schemes(qwen3::supports),
+            .tiered = true,
+            .make = [](Executor executor) { return std::make_unique<Qwen3Workload>(executor); }};
 }
 
 }  // namespace pto::bench

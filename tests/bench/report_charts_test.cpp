@@ -131,6 +131,24 @@ TEST_CASE("charts without data are not drawn and say why", "[bench][report]") {
     CHECK(ticks(pa.svg).back() == Approx(1000));  // max 990
 }
 
+TEST_CASE("results of other workloads get a chart of their own, drawn only when there are some",
+          "[bench][report]") {
+    CHECK(report_charts(report_of({paged("manual", 80)})).size() == 5);
+
+    nlohmann::json mine = paged("manual", 50);
+    mine["case"] = "diamonds";
+    nlohmann::json theirs = paged("tensormap", 70);
+    theirs["case"] = "chain";
+    const std::vector<Chart> charts = report_charts(report_of({paged("manual", 80), mine, theirs}));
+    REQUIRE(charts.size() == 6);
+    const Chart& workloads = chart(charts, "workloads");
+    REQUIRE(workloads.missing.empty());
+    CHECK(workloads.svg.find("data-series='orchestration' data-points='2'") != std::string::npos);
+    CHECK(workloads.svg.find("data-series='end to end' data-points='2'") != std::string::npos);
+    CHECK(workloads.svg.find("diamonds manual") != std::string::npos);
+    CHECK(chart(charts, "paged_attention").svg.find("data-points='1'") != std::string::npos);
+}
+
 TEST_CASE("the peers and baseline charts appear when the report has peers and matches", "[bench][report]") {
     nlohmann::json ours = qwen3("manual", "non-spmd", 100, 1, 1);
     ours["vs_base"] = {{"matched", true}, {"compared_speedup", 1.7}};

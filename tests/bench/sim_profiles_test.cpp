@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "builtin_workloads.h"
 #include "fit.h"
 #include "pto/runtime/error.h"
 #include "pto/runtime/simulate.h"
@@ -108,8 +109,9 @@ TEST_CASE("each shipped profile reproduces every device figure it was fitted to 
             CHECK(builtin->cost.*p.field ==
                   Approx(profile.at("costs").at(p.name).get<double>()).epsilon(1e-12));
         }
-        const nlohmann::json rows =
-            evaluate_measurements(kProfiles + "/" + name + ".measured.json", builtin->cost);
+        const std::vector<pto::bench::WorkloadSpec> workloads = pto::bench::builtin_workloads();
+        const nlohmann::json rows = evaluate_measurements(
+            pto::bench::catalog(workloads), kProfiles + "/" + name + ".measured.json", builtin->cost);
         REQUIRE(rows.size() == profile.at("residuals").size());
         for (const nlohmann::json& row : rows) {
             CAPTURE(row.dump());

@@ -14,8 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kRoot = PTO_SOURCE_DIR;
-const char* const kPublicIncludeDirs[] = {"runtime/include", "tensormap/include", "scope/include",
-                                          "static_graph/include", "examples/include"};
+const char* const kPublicIncludeDirs[] = {"runtime/include",      "tensormap/include", "scope/include",
+                                          "static_graph/include", "examples/include",  "bench/include"};
 
 std::vector<fs::path> public_headers() {
     std::vector<fs::path> out;

@@ -1,6 +1,7 @@
 // libFuzzer target: pto-bench's command line. The input is split at NUL bytes into argv (at most 32
-// arguments) and handed to pto-bench's own main, compiled here with PTO_BENCH_PARSE_ONLY so it stops once
-// the options are parsed and checked, before measuring or writing anything. It must return 0 (accepted,
+// arguments) and handed to the bench library's command line with pto-bench's built-in workloads, told to
+// stop once the options are parsed and checked, before measuring or writing anything. It must return 0
+// (accepted,
 // --help, --list) or 2 (a usage error), never crash, hang or throw. A --base-data value is also loaded as
 // pto-bench would load it after measuring: whatever the path names (a device, a FIFO, a huge file), it must
 // come back at once as a usable baseline or one warning.
@@ -15,12 +16,23 @@
 #include <vector>
 
 #include "base_data.h"
-
-int pto_bench_main(int argc, char** argv);  // bench/main.cpp, renamed for this target
+#include "builtin_workloads.h"
+#include "command_line.h"
 
 namespace {
 
 constexpr std::size_t kMaxArguments = 32;
+
+/// pto_bench_parse: pto-bench's command line, parsed and checked only.
+int pto_bench_parse(int argc, char** argv) {
+    static const pto::bench::Bench bench = [] {
+        pto::bench::Bench b("pto-bench");
+        for (pto::bench::WorkloadSpec& workload : pto::bench::builtin_workloads())
+            b.add(std::move(workload));
+        return b;
+    }();
+    return pto::bench::detail::run_command_line(bench, argc, argv, pto::bench::detail::Stop::AfterParsing);
+}
 
 /// NullBuffer: swallows pto-bench's usage text and listings, which would otherwise flood the fuzzer's log.
 class NullBuffer : public std::streambuf {
@@ -77,7 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     argv.push_back(nullptr);
     int status = -1;
     try {
-        status = pto_bench_main(static_cast<int>(args.size()), argv.data());
+        status = pto_bench_parse(static_cast<int>(args.size()), argv.data());
     } catch (const std::exception& e) {
         bug(std::string("exception escaped pto-bench's option parsing: ") + e.what());
     }
