@@ -69,15 +69,12 @@ class Diamonds final : public pto::bench::Workload {
                                   z = view(d, 4);
             if (scheme == pto::bench::Scheme::Manual) {
                 PTO2_SCOPE(MANUAL) {  // edges named by hand
-                    const pto::TaskId a = pto::submit_aiv(kTwice, pto::Args().input(x).output(y)).task_id();
-                    const pto::TaskId bc[] = {
-                        pto::submit_aiv(kScale,
-                                        pto::Args().input(y).output(u).scalar(3.0f).set_dependencies(&a, 1))
-                            .task_id(),
-                        pto::submit_aiv(kScale,
-                                        pto::Args().input(y).output(v).scalar(5.0f).set_dependencies(&a, 1))
-                            .task_id()};
-                    pto::submit_aiv(kAdd, pto::Args().input(u).input(v).output(z).set_dependencies(bc));
+                    const pto::TaskHandle a = pto::submit_aiv(kTwice, pto::Args().input(x).output(y));
+                    const pto::TaskHandle b =
+                        pto::submit_aiv(kScale, pto::Args().input(y).output(u).scalar(3.0f).after(a));
+                    const pto::TaskHandle c =
+                        pto::submit_aiv(kScale, pto::Args().input(y).output(v).scalar(5.0f).after(a));
+                    pto::submit_aiv(kAdd, pto::Args().input(u).input(v).output(z).after(b, c));
                 }
             } else {
                 PTO2_SCOPE() {  // edges discovered from the views
