@@ -38,6 +38,9 @@ std::string describe(CaseKind kind, Scheme mode, std::optional<SpmdTier> tier) {
             return "a 2048-task chain, one edge per task: " + how;
         case CaseKind::FanIn:
             return "256 groups of 8 producers joined by one consumer: " + how;
+        case CaseKind::Moe:
+            return "MoE FFN decode (Mixtral-8x7B, 64 tokens, routing seed 7) at " +
+                   std::string(examples::to_string(*tier)) + ", waiting once for the routing: " + how;
     }
     return how;
 }
@@ -54,6 +57,9 @@ std::vector<Scenario> build() {
             add(CaseKind::Qwen3, mode, tier);
     for (Scheme mode : examples::kAllSchemes)
         add(CaseKind::PagedAttention, mode, std::nullopt);
+    for (SpmdTier tier : examples::kAllTiers)
+        for (Scheme mode : examples::kAllSchemes)
+            add(CaseKind::Moe, mode, tier);
     for (CaseKind kind : {CaseKind::Chain, CaseKind::FanIn})
         for (Scheme mode : {Scheme::Manual, Scheme::Tensormap})
             add(kind, mode, std::nullopt);
@@ -77,6 +83,8 @@ std::string_view to_string(CaseKind c) {
             return "chain";
         case CaseKind::FanIn:
             return "fanin";
+        case CaseKind::Moe:
+            return "moe";
     }
     return "?";
 }

@@ -66,9 +66,11 @@ Selection parse_selection(const CommandLine& cl) {
             s.cases.push_back(CaseKind::Chain);
         else if (c == "fanin")
             s.cases.push_back(CaseKind::FanIn);
+        else if (c == "moe")
+            s.cases.push_back(CaseKind::Moe);
         else
             throw CLI::ValidationError(
-                "--case", "unknown case '" + c + "' (qwen3, paged_attention, chain, fanin, all)");
+                "--case", "unknown case '" + c + "' (qwen3, paged_attention, chain, fanin, moe, all)");
     }
     for (const std::string& m : cl.modes) {
         if (m == "all") {
@@ -107,7 +109,7 @@ int main(int argc, char** argv) {
     CommandLine cl;
     CLI::App app{"pto-bench: orchestration cost per task, per graph, dependency scheme and SPMD tier"};
     app.add_option("--case", cl.cases,
-                   "qwen3, paged_attention, chain, fanin or all (default: qwen3 and paged_attention)")
+                   "qwen3, paged_attention, chain, fanin, moe or all (default: qwen3 and paged_attention)")
         ->delimiter(',');
     app.add_option("--mode", cl.modes, "manual, tensormap, static-manual, static-tensormap (or A-D), or all")
         ->delimiter(',');

@@ -14,7 +14,7 @@
 
 namespace pto::bench {
 
-enum class CaseKind { Qwen3, PagedAttention, Chain, FanIn };
+enum class CaseKind { Qwen3, PagedAttention, Chain, FanIn, Moe };
 
 [[nodiscard]] std::string_view to_string(CaseKind c);
 

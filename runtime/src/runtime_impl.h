@@ -93,6 +93,7 @@ struct Runtime::Impl {
     // Waiting for tasks to complete (wait.cpp).
     void wait_for(std::span<const TaskId> tasks);
     void wait_for_one(TaskId task);
+    [[nodiscard]] bool is_complete(TaskId task) const;
     [[noreturn]] void throw_awaited_unsuccessful(TaskId task);
     [[noreturn]] void throw_deadlock(std::string_view knob) const;
     std::uint64_t knob_value(std::string_view knob) const;

@@ -33,27 +33,30 @@ void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
     }
     if (tasks.empty()) return;
     ++stats.waits;
-    const std::int64_t start_ns = detail::steady_ns();
-    const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::TaskWait, run_start_ns, tasks.front(),
-                                    static_cast<std::uint32_t>(tasks.size()));
     if (config.record_graph)
         for (const TaskId t : tasks)
             graph.waits.push_back(RecordedWait{TaskId{next_id}, t});
-    // Consumers staged by open scopes are not in their producers' fanout lists yet: an awaited task among
-    // them would never become ready.
-    flush_links();
-    if (config.orchestration == OrchestrationMode::Serial) {
-        // Nothing runs during a serial orchestration. Run everything submitted so far, then pause the
-        // schedulers again, so orchestration and execution still never overlap (docs/api.md).
-        resume_dispatch();
-        for (std::uint64_t id = retired_before; id < next_id; ++id)
-            wait_for_one(TaskId{id});
-        quiesce_schedulers();
-    } else {
-        for (const TaskId t : tasks)
-            wait_for_one(t);
+    const bool serial = config.orchestration == OrchestrationMode::Serial;
+    if (serial || !std::all_of(tasks.begin(), tasks.end(), [&](TaskId t) { return is_complete(t); })) {
+        const std::int64_t start_ns = detail::steady_ns();
+        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::TaskWait, run_start_ns, tasks.front(),
+                                        static_cast<std::uint32_t>(tasks.size()));
+        // Consumers staged by open scopes are not in their producers' fanout lists yet: an awaited task
+        // among them would never become ready.
+        flush_links();
+        if (serial) {
+            // Nothing runs during a serial orchestration. Run everything submitted so far, then pause the
+            // schedulers again, so orchestration and execution still never overlap (docs/api.md).
+            resume_dispatch();
+            for (std::uint64_t id = retired_before; id < next_id; ++id)
+                wait_for_one(TaskId{id});
+            quiesce_schedulers();
+        } else {
+            for (const TaskId t : tasks)
+                wait_for_one(t);
+        }
+        stats.wait_ns += detail::steady_ns() - start_ns;
     }
-    stats.wait_ns += detail::steady_ns() - start_ns;
     // Retirement (or the slot's outcome) tells how each ended; report the first that did not succeed.
     const RetiredTasks retired{TaskId{retired_before}, retired_unsuccessful};
     for (const TaskId t : tasks) {
@@ -67,14 +70,18 @@ void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
     }
 }
 
+bool Runtime::Impl::is_complete(TaskId task) const {
+    // Acquire (seq_cst): pairs with the completer's close CAS (release), so the task's outputs and outcome
+    // are visible; seq_cst also for the handshake with Engine::end_task (see Engine::awaited_slot).
+    return task.value < retired_before ||
+           detail::link_is_closed(
+               engine.slots[static_cast<std::uint32_t>(task.value) & engine.window_mask].link.load(
+                   std::memory_order_seq_cst));
+}
+
 void Runtime::Impl::wait_for_one(TaskId task) {
     const std::uint32_t slot = static_cast<std::uint32_t>(task.value) & engine.window_mask;
-    std::atomic<std::uint64_t>& link = engine.slots[slot].link;
-    const auto is_done = [&] {
-        // Acquire (seq_cst): pairs with the completer's close CAS (release), so the task's outputs and
-        // outcome are visible; seq_cst also for the handshake with end_task (see Engine::awaited_slot).
-        return task.value < retired_before || detail::link_is_closed(link.load(std::memory_order_seq_cst));
-    };
+    const auto is_done = [&] { return is_complete(task); };
     if (is_done()) return;
     // Published for the whole wait (not per park), so the watchdog never takes this wait for an
     // orchestration function gone quiet.
@@ -107,23 +114,30 @@ void Runtime::Impl::throw_awaited_unsuccessful(TaskId task) {
     std::string text = "wait_for: task " + std::to_string(task.value);
     if (!is_retired && engine.slots[slot].kind == TaskKind::Kernel)
         text += " (kernel " + engine.kernel_name(engine.slots[slot].funcs[0]) + ")";
-    std::string first_failure;
-    bool failed_itself = false;
+    // The task's own failure message, or (cancelled) the first failure of the run, which caused it or
+    // happened first; engine.failures keeps the first 16 failed tasks.
+    std::string own_message, first_failure;
     {
         std::lock_guard lock(engine.failures_mutex);
         for (const TaskFailure& f : engine.failures) {
-            if (f.task == task) failed_itself = true;
-            if (f.task == task || first_failure.empty())
+            if (f.task == task) own_message = f.message;
+            if (first_failure.empty())
                 first_failure =
                     "task " + std::to_string(f.task.value) + " (kernel " + f.kernel + "): " + f.message;
-            if (f.task == task) break;
         }
     }
-    if (!is_retired)
-        failed_itself = engine.slots[slot].outcome.load(std::memory_order_relaxed) == Outcome::Failed;
-    text += failed_itself ? " failed" : " was cancelled because a task it depends on failed";
-    if (!first_failure.empty()) text += " (" + first_failure + ")";
-    text += ", so its outputs cannot be read; the orchestration function stops here and the run drains";
+    if (is_retired && own_message.empty()) {
+        // Retired: only the failure list (first 16) tells a failed task from a cancelled one.
+        text += " failed or was cancelled" +
+                (first_failure.empty() ? std::string() : " (first failure: " + first_failure + ")");
+    } else if (!own_message.empty() ||
+               engine.slots[slot].outcome.load(std::memory_order_relaxed) == Outcome::Failed) {
+        text += " failed" + (own_message.empty() ? std::string() : ": " + own_message);
+    } else {
+        text += " was cancelled because a task it depends on failed" +
+                (first_failure.empty() ? std::string() : " (first failure: " + first_failure + ")");
+    }
+    text += "; its outputs were never written, so the orchestration function stops here and the run drains";
     detail::throw_error(ErrorCode::KernelFailed, std::move(text));
 }
 
