@@ -7,6 +7,7 @@
 #define PTO_BENCH_BUILTIN_WORKLOADS(workload) \
     workload(qwen3_workload)                  \
     workload(paged_attention_workload)        \
+    workload(moe_workload)                    \
     workload(chain_workload)                  \
     workload(fanin_workload)                  \
     /* end of the list: each entry above ends in a backslash */

@@ -80,6 +80,12 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
     }
     // Last: once the completion reference is gone the orchestrator may retire and reuse the slot.
     drop_reference(slot);
+    // Wake an orchestrator waiting for this task (TaskPort::wait_for). Dekker handshake: the waiter stores
+    // awaited_slot (seq_cst) and then re-checks the link word (seq_cst); this thread's seq_cst drop above
+    // (after the close) precedes this seq_cst load. Either the load sees the waiter, or the waiter's
+    // re-check sees the closed bit. A stale match (a reused slot) only wakes the waiter once for nothing.
+    if (awaited_slot.load(std::memory_order_seq_cst) == slot) [[unlikely]]
+        orchestrator_parker.unpark();
 }
 
 void Engine::release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx) {

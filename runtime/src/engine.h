@@ -129,6 +129,11 @@ class Engine {
     std::atomic<std::uint32_t> sleeping_schedulers{0};
     /// abort_requested: the watchdog asks schedulers to cancel every task not yet dispatched.
     std::atomic<bool> abort_requested{false};
+    /// awaited_slot: the slot whose completion the orchestrator waits for in Runtime::wait_for, or
+    /// kNoAwaitedSlot. Written (seq_cst) by the orchestrator only; read (seq_cst) by every completer after
+    /// its last reference drop: see end_task for the handshake.
+    std::atomic<std::uint32_t> awaited_slot{kNoAwaitedSlot};
+    static constexpr std::uint32_t kNoAwaitedSlot = ~0u;
 
     /// add_finished: publishes `n` more ended tasks and wakes the orchestrator if the run is done.
     void add_finished(std::uint64_t n);

@@ -20,6 +20,7 @@ void GraphRecord::clear() {
     producers.clear();
     scopes.clear();
     instances.clear();
+    waits.clear();
     kernels.clear();
 }
 
@@ -65,6 +66,8 @@ const char* to_string(AicpuActivity a) {
             return "complete";
         case AicpuActivity::Dispatch:
             return "dispatch";
+        case AicpuActivity::TaskWait:
+            return "task wait";
     }
     return "?";
 }

@@ -111,6 +111,11 @@ struct Runtime::Impl {
                  std::uint64_t arg_bytes);
     TaskId try_retire();
     void wait_for_retirement(std::string_view knob);
+    // Waiting for tasks to complete (wait.cpp).
+    void wait_for(std::span<const TaskId> tasks);
+    void wait_for_one(TaskId task);
+    [[nodiscard]] bool is_complete(TaskId task) const;
+    [[noreturn]] void throw_awaited_unsuccessful(TaskId task);
     [[noreturn]] void throw_deadlock(std::string_view knob) const;
     std::uint64_t knob_value(std::string_view knob) const;
     // Fanout linking (edge_linking.cpp).

@@ -266,6 +266,35 @@ TEST_CASE("api.md: in a manual scope the last reader of an alloc task's buffer d
     CHECK(rt.last_report().framework_tasks == 1);
 }
 
+//   fill(x) --wait--> scale(x -> y) x (as many as x[0] says)
+TEST_CASE("api.md: the orchestration function waits for a task and reads its output", "[docs][api]") {
+    pto::RuntimeConfig config;
+    config.executor = pto::Executor::Compute;
+    pto::Runtime rt(config);
+    rt.register_kernel(kFill, {"fill", 2.0, &fill});
+    rt.register_kernel(kScale, {"scale", 1.0, &scale});
+    std::vector<float> x(64), y(64);
+    int launched = 0;
+
+    // [snippet:api-wait]
+    pto::run(rt, [&] {
+        PTO2_SCOPE(MANUAL) {
+            const pto::TaskHandle decide = pto::submit_aiv(kFill, fill_args(vector_view(x), 3.0f));
+            pto::wait(decide);                     // decide completed: its output is final and visible here
+            const int n = static_cast<int>(x[0]);  // a data-dependent decision: how many follow-ups
+            const pto::TaskId after = decide.task_id();
+            for (int i = 0; i < n; ++i, ++launched)  // the consumer still names its producer
+                pto::submit_aiv(kScale,
+                                scale_args(vector_view(x), vector_view(y), 2.0f).set_dependencies(&after, 1));
+        }
+    });
+    // [/snippet]
+    CHECK(launched == 3);
+    CHECK(rt.last_report().kernel_tasks == 4);
+    CHECK(rt.last_report().orchestrator.waits == 1);
+    CHECK(all_equal(y, 6.0f));
+}
+
 TEST_CASE("api.md: views slice, transpose and reshape without copying", "[docs][api]") {
     // [snippet:api-views]
     std::vector<float> buffer(4 * 6);

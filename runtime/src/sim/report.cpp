@@ -137,6 +137,8 @@ SimReport simulate(const GraphRecord& graph, const SimConfig& config) {
     }
     r.scheduler_passes = out.scheduler_passes;
     r.window_waits = out.window_waits;
+    r.task_wait_us = to_us(out.task_wait_ns);
+    r.task_waits = out.task_waits;
     r.timeline = std::move(out.timeline);
     r.ready = std::move(out.ready);
     if (config.record_trace) r.trace = std::move(out.trace);

@@ -52,6 +52,21 @@ SimGraph SimGraph::build(const GraphRecord& graph) {
                 g.consumers[fill[static_cast<std::size_t>(g.producer_index[e])]++] =
                     static_cast<std::uint32_t>(i);
     }
+    for (const RecordedWait& w : graph.waits) {
+        const std::int64_t before = w.before.value == (n == 0 ? 0 : graph.tasks.back().id.value + 1)
+                                        ? static_cast<std::int64_t>(n)
+                                        : graph.index_of(w.before);
+        const std::int64_t awaited = graph.index_of(w.awaited);
+        if (before < 0 || awaited < 0 || awaited >= before ||
+            (!g.wait_before.empty() && static_cast<std::uint32_t>(before) < g.wait_before.back()))
+            [[unlikely]]
+            detail::throw_error(ErrorCode::InvalidArgument,
+                                "simulate: the wait for task " + std::to_string(w.awaited.value) +
+                                    " before task " + std::to_string(w.before.value) +
+                                    " does not name a task of the record submitted before it, in order");
+        g.wait_before.push_back(static_cast<std::uint32_t>(before));
+        g.wait_awaited.push_back(static_cast<std::uint32_t>(awaited));
+    }
     return g;
 }
 

@@ -115,8 +115,43 @@ SimOutput Simulator::run() {
 
 // ---- Orchestrator ---------------------------------------------------------------------------------------
 
+bool Simulator::awaits_unfinished(std::int64_t now) {
+    while (next_wait_ < sim_graph_.wait_before.size() && sim_graph_.wait_before[next_wait_] <= next_submit_) {
+        // As the runtime: a serial orchestration runs everything submitted so far, then pauses the
+        // schedulers again; a concurrent one waits for the awaited task only.
+        const bool done =
+            serial_ ? closed_count_ == next_submit_ : tasks_[sim_graph_.wait_awaited[next_wait_]].closed;
+        if (!done) {
+            if (serial_ && !dispatch_enabled_) {
+                dispatch_enabled_ = true;
+                wake_sleepers(now);
+            }
+            orch_awaiting_ = true;
+            task_wait_start_ = now;
+            ++out_.task_waits;
+            return true;
+        }
+        ++next_wait_;
+    }
+    if (serial_ && next_submit_ < graph_.tasks.size()) dispatch_enabled_ = false;
+    return false;
+}
+
+void Simulator::resume_after_wait(std::int64_t now) {
+    const bool done =
+        serial_ ? closed_count_ == next_submit_ : tasks_[sim_graph_.wait_awaited[next_wait_]].closed;
+    if (!done) return;
+    orch_awaiting_ = false;
+    out_.task_wait_ns += now - task_wait_start_;
+    if (config_.record_trace && now > task_wait_start_)
+        out_.trace.slices.push_back(TraceSlice{0, "task wait", task_wait_start_, now, TaskId{}});
+    orchestrator_next(now);
+}
+
 void Simulator::orchestrator_next(std::int64_t now) {
     const std::uint32_t n = static_cast<std::uint32_t>(graph_.tasks.size());
+    // The orchestrator cannot submit past a wait before the awaited task's completion has been handled.
+    if (awaits_unfinished(now)) return;
     if (next_submit_ == n) {
         out_.orchestration_end_ns = now;
         if (!dispatch_enabled_) {
@@ -204,6 +239,7 @@ std::int64_t Simulator::close_task(std::uint32_t i, std::int64_t now, std::int64
         if (edge_linked_[e] != 0) drop_reference(static_cast<std::uint32_t>(sim_graph_.producer_index[e]));
     drop_reference(i);
     try_retire(now);
+    if (orch_awaiting_) resume_after_wait(now);
     return cost;
 }
 

@@ -30,6 +30,8 @@ struct SimOutput {
     std::int64_t orch_wait_ns = 0;
     std::int64_t orchestration_end_ns = 0;
     std::uint64_t window_waits = 0;
+    std::int64_t task_wait_ns = 0;  // the orchestrator blocked in recorded waits (wait_for)
+    std::uint64_t task_waits = 0;   // recorded waits that found their task unfinished
     std::vector<std::int64_t> sched_busy_ns;
     std::uint64_t scheduler_passes = 0;
     TraceExtras trace;  // tracks and slices; counters are added by the report
@@ -96,6 +98,11 @@ class Simulator {
     void on_scheduler_step(SchedState& s, std::int64_t now);
 
     void orchestrator_next(std::int64_t now);
+    /// awaits_unfinished: the orchestrator must wait before its next submit (a recorded wait names a task
+    /// not yet completed); starts the wait and returns true, or consumes the satisfied waits.
+    bool awaits_unfinished(std::int64_t now);
+    /// resume_after_wait: a task completed at `now`; ends the orchestrator's wait if that satisfies it.
+    void resume_after_wait(std::int64_t now);
     void make_ready(std::uint32_t task, std::int64_t now);
     /// close_task: the task completed at `now`; releases are scheduled from `walk_start`, one fanout edge
     /// each. Returns the fanout walk's cost.
@@ -142,6 +149,9 @@ class Simulator {
     bool orch_waiting_ = false;
     std::int64_t orch_wait_start_ = 0;
     bool dispatch_enabled_ = true;
+    std::size_t next_wait_ = 0;   // first recorded wait not yet satisfied (SimGraph::wait_*)
+    bool orch_awaiting_ = false;  // blocked in a recorded wait since task_wait_start_
+    std::int64_t task_wait_start_ = 0;
 
     std::uint32_t closed_count_ = 0;
     KernelNames kernel_names_;

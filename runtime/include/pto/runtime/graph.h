@@ -38,6 +38,14 @@ struct RecordedRange {
     std::uint32_t count = 0;
 };
 
+/// RecordedWait: the orchestrator waited (Runtime::wait_for) until task `awaited` had completed before it
+/// submitted task `before` (or, if `before` is past the last task, before the orchestration ended). One
+/// record per awaited task, in the order of the waits.
+struct RecordedWait {
+    TaskId before;
+    TaskId awaited;
+};
+
 /// GraphRecord: the logical graph of one run. Edges are every distinct producer a task named or discovered,
 /// including producers that had already completed or retired when it was submitted (the runtime skips
 /// those at run time, but they are part of the graph the orchestration function described).
@@ -49,6 +57,8 @@ struct GraphRecord {
     /// the scopes around them, so ranges nest), and one per static-template instance.
     std::vector<RecordedRange> scopes;
     std::vector<RecordedRange> instances;
+    /// The orchestrator's waits (data-dependent orchestration), which the virtual-time model honours.
+    std::vector<RecordedWait> waits;
 
     [[nodiscard]] std::span<const TaskId> producers_of(const RecordedTask& t) const {
         return {producers.data() + t.first_producer, t.producer_count};
@@ -111,10 +121,11 @@ enum class AicpuActivity : std::uint8_t {
     HeapWait,        ///< orchestrator: waiting for heap bytes (heap_bytes)
     Complete,        ///< scheduler: handling finished subtasks (count = subtasks finished)
     Dispatch,        ///< scheduler: completing framework tasks and placing ready blocks (count = placed)
+    TaskWait,        ///< orchestrator: wait_for (task = the first awaited task, count = tasks awaited)
 };
 
 /// to_string: "submit", "instance", "window wait", "edge wait", "argument wait", "heap wait", "complete",
-/// "dispatch" (the slice names of the model's trace where they mean the same).
+/// "dispatch", "task wait" (the slice names of the model's trace where they mean the same).
 [[nodiscard]] const char* to_string(AicpuActivity a);
 
 /// AicpuRecord: one interval of an AICPU thread of a real run (RuntimeConfig::record_subtasks): thread 0

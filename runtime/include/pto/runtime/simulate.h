@@ -211,6 +211,11 @@ struct SimReport {
     std::uint64_t subtasks = 0;
     std::uint64_t scheduler_passes = 0;
     std::uint64_t window_waits = 0;
+    /// Recorded waits of a data-dependent orchestration (GraphRecord::waits) that found their task
+    /// unfinished, and the orchestrator time spent in them: it submits nothing past a wait before the
+    /// awaited task's completion has been handled.
+    std::uint64_t task_waits = 0;
+    double task_wait_us = 0.0;
     /// The simulated timeline: one record per subtask lane, sorted by (dispatch, core), in the runtime's
     /// format (times in ns, dispatch = written to the core, finish = completion handled by its scheduler).
     std::vector<SubtaskRecord> timeline;

@@ -27,6 +27,7 @@ struct OrchestratorStats {
     std::uint64_t tensormap_lookups = 0;   ///< views looked up in AUTO scopes
     std::uint64_t tensormap_inserts = 0;   ///< entries written in AUTO scopes
     std::uint64_t scopes_closed = 0;
+    std::uint64_t waits = 0;                 ///< wait_for calls (data-dependent orchestration)
     std::uint64_t heap_bytes_allocated = 0;  ///< bytes of runtime-allocated tensors (create-infos, allocs)
     std::int64_t ring_alloc_ns = 0;          ///< slot, heap and edge-node reservation, including waits
     std::int64_t arg_copy_ns = 0;            ///< copying arguments into the slot
@@ -34,6 +35,7 @@ struct OrchestratorStats {
     std::int64_t insert_ns = 0;              ///< tensormap inserts
     std::int64_t fanin_ns = 0;               ///< linking into producers' fanout lists and publishing
     std::int64_t scope_end_ns = 0;           ///< dropping scope references
+    std::int64_t wait_ns = 0;                ///< blocked in wait_for (always measured: waits are rare)
 };
 
 /// SchedulerStats: one scheduler thread's loop. complete/dispatch/idle times are measured only when

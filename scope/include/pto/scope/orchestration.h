@@ -158,6 +158,33 @@ inline TaskHandle submit_dependency_only(Args&& args) {
     return submit_dependency_only(args);
 }
 
+// ---- Data-dependent orchestration: orchestrator thread, inside run --------------------------------------
+
+/// wait_for: blocks until every task in `tasks` has completed, so the orchestration function can read
+/// what they wrote (a router's token counts, say) and decide what to submit next. Allowed in any scope,
+/// MANUAL or AUTO, and outside scopes: open scopes only hold retirement, so their tasks complete normally;
+/// edges staged by open scopes are flushed first. Needs no room in the window (nothing is submitted) and
+/// keeps retiring tasks while it waits. In serial mode it runs every task submitted so far and pauses the
+/// schedulers again before returning. Nothing hangs: a stall or a provable deadlock aborts the run with
+/// Error{Stall}. Throws KernelFailed naming the first awaited task that failed or was cancelled (its
+/// outputs were never written; the run then drains as for any exception), InvalidArgument for an id that
+/// is not a task this run submitted, NoActiveRun outside a run. Cost: a few checks when the tasks have
+/// completed already; otherwise a flush, a park and a wake-up by the scheduler that completes the task
+/// (bench/wait_cost.cpp measures both).
+///
+///     const TaskHandle router = submit_aiv(kRouter, args);
+///     pto::wait(router);                       // router's outputs are final now
+///     for (e : experts) if (count[e] > 0) submit_aic(kExpert, expert_args(e, count[e]));
+///
+/// Runtime-allocated outputs (TensorCreateInfo) of an awaited task live until it retires: read them while
+/// its scope is still open. A later task that reads the awaited task's outputs still declares it as a
+/// producer (MANUAL) or finds it through the tensormap (AUTO): the edge to a completed producer costs no
+/// waiting, keeps its outputs alive and is what the dependency checker looks for.
+void wait_for(std::span<const TaskId> tasks);
+/// wait: wait_for one task.
+void wait(TaskId task);
+void wait(const TaskHandle& task);
+
 /// discover_producers: in an AUTO scope (or outside every scope), appends to `out` the producers the
 /// tensormap finds for `tensors` (and the creators of runtime-allocated views); in a MANUAL scope appends
 /// nothing. For layers that submit through Runtime directly (static templates). Throws NoActiveRun.

@@ -109,6 +109,13 @@ class TaskPort {
     /// release_scope: drops the scope reference of tasks [begin, end) that were submitted scoped and are
     /// not yet released. Never waits.
     void release_scope(TaskId begin, TaskId end);
+    /// wait_for: blocks until every task in `tasks` has completed, so the orchestration function can read
+    /// their outputs (data-dependent graphs; docs/api.md "Waiting for tasks"). Flushes staged edges first.
+    /// Serial mode runs every task submitted so far and pauses the schedulers again before returning.
+    /// Throws InvalidArgument for an id not of this run or not yet submitted, KernelFailed naming the first
+    /// awaited task that failed or was cancelled, Stall (run aborted) if the watchdog or a proven deadlock
+    /// says the tasks can never complete.
+    void wait_for(std::span<const TaskId> tasks);
 
     // ---- Counters the upper layers add to --------------------------------------------------------------
 
