@@ -12,6 +12,7 @@
 #include "profile.h"
 #include "pto/runtime/detail/throw.h"
 #include "pto/scope/orchestration.h"
+#include "cpu_pin.h"
 #include "scenario_run.h"
 
 namespace pto::bench {
@@ -86,10 +87,14 @@ std::vector<double> timed_runs(const ScenarioRun& run, Runtime& rt, bool end_to_
     return samples;
 }
 
-/// measure_orchestration: serial mode, one Runtime for every run.
-std::vector<double> measure_orchestration(const ScenarioRun& run, Checksum& checksum) {
+/// measure_orchestration: serial mode, one Runtime for every run, the orchestrating thread pinned to the CPU
+/// it runs on (cpu_pin.h says why); returns the samples and where they were taken.
+std::vector<double> measure_orchestration(const ScenarioRun& run, Checksum& checksum,
+                                          std::optional<int>& pinned) {
     Runtime rt(run.serial);
     run.workload.register_kernels(rt);
+    const CpuPin pin;
+    pinned = pin.cpu();
     return timed_runs(run, rt, false, checksum, [] {});
 }
 
@@ -172,7 +177,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
 
     const ScenarioRun run = prepare(scenario, o, *workload);
     Measured measured;
-    measured.orchestration = measure_orchestration(run, measured.checksum);
+    measured.orchestration = measure_orchestration(run, measured.checksum, measured.orchestration_cpu);
     measure_end_to_end(run, measured);
     export_files(run);
     if (o.profile)

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,11 +52,12 @@ struct PeerSamples {
 
 /// Measured: what the timed runs produced.
 struct Measured {
-    std::vector<double> orchestration;  ///< serial ns per launch
-    std::vector<double> end_to_end;     ///< concurrent ns per launch
-    std::vector<PeerSamples> peers;     ///< --peers only
-    std::string golden;                 ///< compute executor: the workload's verify() (empty = match)
-    nlohmann::json profile;             ///< --profile only
+    std::vector<double> orchestration;     ///< serial ns per launch
+    std::optional<int> orchestration_cpu;  ///< the CPU the serial runs were pinned to, if pinning worked
+    std::vector<double> end_to_end;        ///< concurrent ns per launch
+    std::vector<PeerSamples> peers;        ///< --peers only
+    std::string golden;                    ///< compute executor: the workload's verify() (empty = match)
+    nlohmann::json profile;                ///< --profile only
     Checksum checksum;
 };
 

@@ -47,6 +47,9 @@ void check_result(const nlohmann::json& r) {
     for (const char* key : {"tasks", "framework_tasks", "subtasks", "edges", "framework_edges", "reps"})
         CHECK(r.at(key).is_number_unsigned());
     check_summary(r.at("orch_ns_per_task"));
+    // The serial runs are pinned to one CPU, and the result says which (null only where pinning failed).
+    REQUIRE(r.contains("orch_pinned_cpu"));
+    CHECK((r.at("orch_pinned_cpu").is_null() || r.at("orch_pinned_cpu").get<int>() >= 0));
     check_summary(r.at("e2e_ns_per_task"));
     CHECK(r.at("tasks_per_s").get<double>() > 0.0);
     const nlohmann::json& sim = r.at("sim");

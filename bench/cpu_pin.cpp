@@ -1,0 +1,34 @@
+// CpuPin (cpu_pin.h) on Linux: sched_getcpu and pthread affinity of the calling thread.
+#include "cpu_pin.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <cstring>
+
+namespace pto::bench {
+
+static_assert(sizeof(cpu_set_t) <= 128, "CpuPin::saved_ holds a cpu_set_t");
+
+CpuPin::CpuPin() {
+    cpu_set_t previous;
+    if (pthread_getaffinity_np(pthread_self(), sizeof previous, &previous) != 0) return;
+    const int here = sched_getcpu();
+    if (here < 0) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(here, &one);
+    if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) return;
+    std::memcpy(saved_, &previous, sizeof previous);
+    restore_ = true;
+    cpu_ = here;
+}
+
+CpuPin::~CpuPin() {
+    if (!restore_) return;
+    cpu_set_t previous;
+    std::memcpy(&previous, saved_, sizeof previous);
+    pthread_setaffinity_np(pthread_self(), sizeof previous, &previous);
+}
+
+}  // namespace pto::bench
