@@ -102,9 +102,9 @@ int main(int argc, char** argv) {
         // [snippet:run]
         pto::RuntimeConfig config;  // a2a3 machine: 24 clusters x (1 AIC + 2 AIV), 3 schedulers
         config.executor = pto::Executor::Compute;  // run the CPU kernels on a worker pool
-        config.timed_jitter = 0.5;      // random start delays: a missing edge shows as a wrong result
-        config.record_graph = true;     // keep the graph for DOT export
-        config.record_subtasks = true;  // keep per-subtask timestamps for the trace
+        config.compute_start_jitter_us = 200;      // random start delays up to 200 us: a missing edge shows
+        config.record_graph = true;                // keep the graph for DOT export
+        config.record_subtasks = true;             // keep per-subtask timestamps for the trace
         pto::Runtime rt(config);
         tutorial::register_kernels(rt);
 
