@@ -14,14 +14,7 @@ using namespace pto;
 using pto::test::free_config;
 using pto::test::GraphBuilder;
 using pto::test::records_of;
-
-namespace {
-
-constexpr std::int64_t us(double v) {
-    return static_cast<std::int64_t>(v * 1000.0 + 0.5);
-}
-
-}  // namespace
+using pto::test::us;
 
 //   a ── b ── c      (AIC, 10 us each; submit 1, dispatch 2, completion 1)
 TEST_CASE("a chain on one engine pays submit, dispatch and completion once per link", "[sim]") {

@@ -78,4 +78,9 @@ inline std::vector<SubtaskRecord> records_of(const SimReport& r, TaskId id) {
     return out;
 }
 
+/// us: microseconds as the model's integer nanoseconds, rounded.
+constexpr std::int64_t us(double v) {
+    return static_cast<std::int64_t>(v * 1000.0 + 0.5);
+}
+
 }  // namespace pto::test

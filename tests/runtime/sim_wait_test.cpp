@@ -16,14 +16,7 @@ using namespace pto;
 using pto::test::free_config;
 using pto::test::GraphBuilder;
 using pto::test::records_of;
-
-namespace {
-
-constexpr std::int64_t us(double v) {
-    return static_cast<std::int64_t>(v * 1000.0 + 0.5);
-}
-
-}  // namespace
+using pto::test::us;
 
 //   a (AIV, 10 us)   c (AIV, 20 us)   --wait for a-->   b (AIC, 5 us); submit 1 us each, nothing else costs
 TEST_CASE("the model's orchestrator submits nothing past a wait before the awaited task completed", "[sim]") {
