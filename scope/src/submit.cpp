@@ -91,7 +91,6 @@ void prepare_and_find(detail::OrchestratorState& s, std::span<const TensorArg> t
 /// are untracked or were allocated by this submit (their creator, `id`, is found without the map).
 void record_prepared(detail::OrchestratorState& s, TaskId id) {
     const std::int64_t t0 = s.is_profiling ? steady_ns() : 0;
-    detail::TaskPort& rt = s.port;
     TensorMap& map = s.tensormap();
     // Only wait_for_retirement advances the watermark on this thread.
     RetiredTasks retired = s.map_watermark();
@@ -100,8 +99,8 @@ void record_prepared(detail::OrchestratorState& s, TaskId id) {
         while (!map.try_record(access, id, retired))
             [[unlikely]] {
                 ++s.stats->tensormap_waits;
-                rt.wait_for_retirement("tensormap_entries");
-                retired = rt.retired();
+                s.port.wait_for_retirement("tensormap_entries");
+                retired = s.port.retired();
             }
     }
     s.stats->tensormap_inserts += s.prepared_count;
@@ -112,8 +111,7 @@ void record_prepared(detail::OrchestratorState& s, TaskId id) {
 /// record_accesses), where lookups and records of one task arrive in separate calls.
 void find_producers(detail::OrchestratorState& s, std::span<const TensorArg> tensors,
                     std::vector<TaskId>& out) {
-    detail::TaskPort& rt = s.port;
-    const bool profile = rt.is_profiling();
+    const bool profile = s.port.is_profiling();
     const std::int64_t t0 = profile ? steady_ns() : 0;
     TensorMap& map = s.tensormap();
     const RetiredTasks retired = s.map_watermark();
@@ -129,8 +127,7 @@ void find_producers(detail::OrchestratorState& s, std::span<const TensorArg> ten
 }
 
 void record(detail::OrchestratorState& s, std::span<const TensorArg> tensors, TaskId id) {
-    detail::TaskPort& rt = s.port;
-    const bool profile = rt.is_profiling();
+    const bool profile = s.port.is_profiling();
     const std::int64_t t0 = profile ? steady_ns() : 0;
     TensorMap& map = s.tensormap();
     TensorMap::Access access;
@@ -144,8 +141,8 @@ void record(detail::OrchestratorState& s, std::span<const TensorArg> tensors, Ta
         while (!map.try_record(access, id, watermark))
             [[unlikely]] {
                 ++s.stats->tensormap_waits;
-                rt.wait_for_retirement("tensormap_entries");
-                watermark = rt.retired();
+                s.port.wait_for_retirement("tensormap_entries");
+                watermark = s.port.retired();
             }
         ++s.stats->tensormap_inserts;
     }
@@ -198,7 +195,6 @@ TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0
     if (args.is_malformed()) [[unlikely]]
         throw_args_misuse(s, args, spec);
 
-    detail::TaskPort& rt = s.port;
     const bool scoped = !s.scopes.empty();
     const bool discover = s.is_discovering();
     // The declared producers: set_dependencies and after(), one list only when both were used.
@@ -227,7 +223,7 @@ TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0
     detail::DependencyChecker* checker = s.checker.get();
     if (checker != nullptr) [[unlikely]]
         return submit_checked(s, spec, args, producers, declared, scoped, discover);
-    const TaskId id = rt.submit(spec, producers, scoped);
+    const TaskId id = s.port.submit(spec, producers, scoped);
     if (discover) record_prepared(s, id);
     return handle_of(s, id, args);
 }
