@@ -270,6 +270,7 @@ TEST_CASE("api.md: in a manual scope the last reader of an alloc task's buffer d
 TEST_CASE("api.md: the orchestration function waits for a task and reads its output", "[docs][api]") {
     pto::RuntimeConfig config;
     config.executor = pto::Executor::Compute;
+    config.check_dependencies = pto::DependencyCheck::Error;  // the follow-ups must not race on y
     pto::Runtime rt(config);
     rt.register_kernel(kFill, {"fill", 2.0, &fill});
     rt.register_kernel(kScale, {"scale", 1.0, &scale});
@@ -279,20 +280,24 @@ TEST_CASE("api.md: the orchestration function waits for a task and reads its out
     // [snippet:api-wait]
     pto::run(rt, [&] {
         PTO2_SCOPE(MANUAL) {
-            const pto::TaskHandle decide = pto::submit_aiv(kFill, fill_args(vector_view(x), 3.0f));
+            const pto::TaskHandle decide = pto::submit_aiv(kFill, fill_args(vector_view(x), 4.0f));
             pto::wait(decide);                     // decide completed: its output is final and visible here
-            const int n = static_cast<int>(x[0]);  // a data-dependent decision: how many follow-ups
+            const int n = static_cast<int>(x[0]);  // a data-dependent decision: into how many parts
+            const std::uint32_t part = static_cast<std::uint32_t>(x.size()) / n;
             const pto::TaskId after = decide.task_id();
-            for (int i = 0; i < n; ++i, ++launched)  // the consumer still names its producer
-                pto::submit_aiv(kScale,
-                                scale_args(vector_view(x), vector_view(y), 2.0f).set_dependencies(&after, 1));
+            for (int i = 0; i < n; ++i, ++launched) {  // each follow-up writes its own part of y
+                const std::uint32_t first = static_cast<std::uint32_t>(i) * part;
+                pto::submit_aiv(kScale, scale_args(vector_view(x).slice(0, first, part),
+                                                   vector_view(y).slice(0, first, part), 2.0f)
+                                            .set_dependencies(&after, 1));  // still names its producer
+            }
         }
     });
     // [/snippet]
-    CHECK(launched == 3);
-    CHECK(rt.last_report().kernel_tasks == 4);
+    CHECK(launched == 4);
+    CHECK(rt.last_report().kernel_tasks == 5);
     CHECK(rt.last_report().orchestrator.waits == 1);
-    CHECK(all_equal(y, 6.0f));
+    CHECK(all_equal(y, 8.0f));
 }
 
 TEST_CASE("api.md: views slice, transpose and reshape without copying", "[docs][api]") {
