@@ -17,7 +17,7 @@ CpuPin::CpuPin() {
     if (here < 0) return;
     cpu_set_t one;
     CPU_ZERO(&one);
-    CPU_SET(here, &one);
+    CPU_SET(static_cast<std::size_t>(here), &one);
     if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) return;
     std::memcpy(saved_, &previous, sizeof previous);
     restore_ = true;

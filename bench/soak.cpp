@@ -143,7 +143,8 @@ void submit_auto_graph(std::mt19937_64& rng, std::uint64_t count, RunState& s, s
                 if (rng() % 3 != 0) {
                     args.output(TensorView::contiguous(&scratch[i], DataType::F32, {1}));
                 } else {
-                    const std::uint32_t reads = rng() % 3, writes = 1 + rng() % 2;
+                    const auto reads = static_cast<std::uint32_t>(rng() % 3),
+                               writes = static_cast<std::uint32_t>(1 + rng() % 2);
                     for (std::uint32_t r = 0; r < reads; ++r) {
                         t[r] = static_cast<std::int16_t>(rng() % kTiles);
                         args.input(tile(static_cast<std::uint32_t>(t[r])));

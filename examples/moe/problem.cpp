@@ -140,8 +140,8 @@ Routing Problem::routing() const {
     std::uint64_t total = 0;
     bool valid = true;
     for (std::uint32_t e = 0; e < shapes_.experts; ++e) {
-        const std::int64_t n =
-            has_memory() ? tensors_.expert_count.data<std::int32_t>()[e] : fixed_counts_[e];
+        const std::int64_t n = has_memory() ? std::int64_t{tensors_.expert_count.data<std::int32_t>()[e]}
+                                            : static_cast<std::int64_t>(fixed_counts_[e]);
         valid = valid && n >= 0 && n <= shapes_.tokens;
         r.count[e] = valid ? static_cast<std::uint32_t>(n) : 0;
         r.offset[e] = static_cast<std::uint32_t>(total);

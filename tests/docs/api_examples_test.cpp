@@ -281,12 +281,12 @@ TEST_CASE("api.md: the orchestration function waits for a task and reads its out
     pto::run(rt, [&] {
         PTO2_SCOPE(MANUAL) {
             const pto::TaskHandle decide = pto::submit_aiv(kFill, fill_args(vector_view(x), 4.0f));
-            pto::wait(decide);                     // decide completed: its output is final and visible here
-            const int n = static_cast<int>(x[0]);  // a data-dependent decision: into how many parts
-            const std::uint32_t part = static_cast<std::uint32_t>(x.size()) / n;
+            pto::wait(decide);  // decide completed: its output is final and visible here
+            const auto n = static_cast<std::uint32_t>(x[0]);  // a data-dependent decision: how many parts
+            const auto part = static_cast<std::uint32_t>(x.size()) / n;
             const pto::TaskId after = decide.task_id();
-            for (int i = 0; i < n; ++i, ++launched) {  // each follow-up writes its own part of y
-                const std::uint32_t first = static_cast<std::uint32_t>(i) * part;
+            for (std::uint32_t i = 0; i < n; ++i, ++launched) {  // each follow-up writes its own part of y
+                const std::uint32_t first = i * part;
                 pto::submit_aiv(kScale, scale_args(vector_view(x).slice(0, first, part),
                                                    vector_view(y).slice(0, first, part), 2.0f)
                                             .set_dependencies(&after, 1));  // still names its producer

@@ -73,7 +73,7 @@ TEST_CASE("an expert without tokens gets no launches and a crowded one gets more
             record(*p, Scheme::Manual, SpmdTier::NonSpmd, recording_config(Executor::Instant));
         std::uint64_t gathers = 0;
         for (const RecordedTask& t : g.tasks)
-            gathers += t.funcs[0] == moe::func_id(moe::Op::Gather) ? 1 : 0;
+            gathers += t.funcs[0] == moe::func_id(moe::Op::Gather) ? 1u : 0u;
         CHECK(gathers == tiles);
         CHECK(pto::count_graph(g).kernel_tasks ==
               2 * p->shapes().token_tiles() + 1 + tiles * (1 + 3 * 28 + 32));

@@ -139,7 +139,7 @@ TEST_CASE("a new runtime buffer at a failed task's old address is not poisoned",
     CHECK(probe.runs[2].load() == 0);
     std::uint64_t ran_once = 0;
     for (std::uint64_t i = 3; i < 300; ++i)
-        ran_once += probe.runs[i].load() == 1 ? 1 : 0;
+        ran_once += probe.runs[i].load() == 1 ? 1u : 0u;
     CHECK(ran_once == 297);
 }
 
@@ -214,7 +214,7 @@ TEST_CASE("random AUTO programs with failing kernels never run a dependant of a 
         op.unrelated = rng() % 3 != 0;
         op.fails = !op.unrelated && rng() % 12 == 0;
         if (op.unrelated) continue;
-        const std::uint32_t nr = rng() % 3, nw = 1 + rng() % 2;
+        const auto nr = static_cast<std::uint32_t>(rng() % 3), nw = static_cast<std::uint32_t>(1 + rng() % 2);
         for (std::uint32_t k = 0; k < nr; ++k)
             op.reads.push_back(rng() % (2 * kTiles));
         for (std::uint32_t k = 0; k < nw; ++k)

@@ -99,7 +99,7 @@ OverheadShares measure_overhead(std::span<const SubtaskRecord> timeline, std::sp
         const std::size_t first = counters->size();
         for (const char* name : kNames)
             counters->push_back(CounterSeries{name, {}});
-        for (int k = 0; k < 10; ++k)
+        for (std::size_t k = 0; k < 10; ++k)
             writers[k].series = &(*counters)[first + k];
     }
     auto emit = [&](std::int64_t t) {
@@ -149,12 +149,15 @@ OverheadShares measure_overhead(std::span<const SubtaskRecord> timeline, std::sp
             busy[core] += static_cast<std::int32_t>(d.d);
             const bool is_busy = busy[core] > 0;
             if (was_busy == is_busy) continue;
-            const int step = is_busy ? 1 : -1;
-            (core < aic ? busy_aic : busy_aiv) += step;
+            std::uint32_t& engine_busy = core < aic ? busy_aic : busy_aiv;
             std::uint32_t& cb = cluster_busy[cluster_of(core)];
-            if (cb == 0 && is_busy) --idle_clusters;
-            cb += step;
-            if (cb == 0) ++idle_clusters;
+            if (is_busy) {
+                ++engine_busy;
+                if (cb++ == 0) --idle_clusters;
+            } else {
+                --engine_busy;
+                if (--cb == 0) ++idle_clusters;
+            }
         }
         evaluate();
         emit(std::max<std::int64_t>(t, 0));
