@@ -1,5 +1,6 @@
 // Orchestrator run lifecycle, the thread-local current run, and scopes (docs/api.md): AUTO/MANUAL nesting
 // rules and dropping a scope's references when it ends.
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -21,6 +22,22 @@ DependencyCheck checker_mode(const RuntimeConfig& config) {
     if (const auto mode = parse_dependency_check(env)) return *mode;
     detail::throw_error(ErrorCode::InvalidConfig,
                         std::string("PTO_CHECK_DEPS='") + env + "': expected 0, 1, off, report or error");
+}
+
+/// forget_entries: a run's tensormap entries die with the run (its tasks all retired), so the next run
+/// starts from an empty map with its whole capacity. Like the runtime's own check after every run, an entry
+/// that survives the reset is a bug that would surface runs later as a false edge or a capacity error far
+/// from its cause, so it stops the process at once.
+void forget_entries(TensorMap* map) {
+    if (map == nullptr) return;
+    map->clear();
+    if (map->live_entries() == 0) [[likely]]
+        return;
+    std::fprintf(stderr,
+                 "pto internal error: %u tensormap entries survived the end of the run. Please report this "
+                 "with the program that triggered it.\n",
+                 map->live_entries());
+    std::abort();
 }
 
 }  // namespace
@@ -84,7 +101,7 @@ void Orchestrator::begin() {
         state_->checker = std::make_unique<detail::DependencyChecker>(runtime_, check);
     if (state_->checker) state_->checker->begin_run(detail::TaskPort(runtime_).next_task_id());
     state_->scopes.clear();
-    if (state_->map) state_->map->clear();
+    forget_entries(state_->map.get());
     state_->stats = &detail::TaskPort(runtime_).orchestrator_stats();
     state_->is_profiling = detail::TaskPort(runtime_).is_profiling();
     state_->run_serial = ++t_run_serial;
@@ -95,7 +112,7 @@ RunReport Orchestrator::finish(const RunOptions& options) {
     t_current = nullptr;
     detail::TaskPort(runtime_).end_orchestration();
     RunReport report = detail::TaskPort(runtime_).end_run();
-    if (state_->map) state_->map->clear();
+    forget_entries(state_->map.get());
     if (state_->checker) state_->checker->add_to(report);
     if (options.throw_on_kernel_failure && report.failed > 0) {
         const TaskFailure& first = report.failures.front();
@@ -118,7 +135,7 @@ void Orchestrator::abandon() noexcept {
     } catch (...) {
         // The orchestration function's exception is the one to report; the drain's (a stall) is secondary.
     }
-    if (state_->map) state_->map->clear();
+    forget_entries(state_->map.get());
 }
 
 Runtime& current_runtime() {
