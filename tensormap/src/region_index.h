@@ -252,6 +252,10 @@ class RegionIndex {
                              std::uint64_t walked);
     template <class Visit>
     void walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit);
+    /// probe_indexed: for_each_candidate on indexed buffer `b`; out of line, so the common cases (no
+    /// buffer, no writer to meet, a small buffer) stay small where the lookup inlines them.
+    template <class Visit>
+    [[gnu::noinline]] void probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit);
     template <class Visit>
     void walk_small(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit);
 
@@ -288,12 +292,8 @@ class RegionIndex {
 template <class Visit>
 void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi,
                                      const RowWindow& window, Match match, Visit&& visit) {
-    const Query q{base, lo, hi, window};
     const std::uint32_t b = find_buffer(base);
     if (b == kNoEntry) return;
-    // Copied first: a visit may erase the buffer's last entry and so free its record. Scalars, not
-    // arrays: a small array written and read back at once compiled to vector loads that stalled on
-    // store forwarding (perf, chain of 2048 inout tasks).
     const Buffer& rec = buffers_[b];
     // Nothing to meet: a read of a buffer no entry writes (an input every task reads).
     if (match == Match::Writers && (rec.flat[1] | rec.wide[1]) == 0) return;
@@ -301,6 +301,15 @@ void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::
         walk_small(b, lo, hi, match, visit);
         return;
     }
+    probe_indexed(b, Query{base, lo, hi, window}, match, visit);
+}
+
+template <class Visit>
+void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit) {
+    // Copied first: a visit may erase the buffer's last entry and so free its record. Scalars, not
+    // arrays: a small array written and read back at once compiled to vector loads that stalled on
+    // store forwarding (perf, chain of 2048 inout tasks).
+    const Buffer& rec = buffers_[b];
     const bool is_grid =
         rec.grid_count != 0 && rec.is_mixed && q.window.pitch == rec.pitch && fits_grid(q.window);
     const bool is_contained = match == Match::Contained;
