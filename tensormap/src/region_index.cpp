@@ -35,6 +35,7 @@ RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
       chain_prev_(std::make_unique_for_overwrite<std::uint32_t[]>(std::size_t{capacity} * 2)),
       members_(std::make_unique_for_overwrite<BufferLink[]>(capacity)),
       buffers_(std::make_unique_for_overwrite<Buffer[]>(capacity)),
+      grids_(std::make_unique_for_overwrite<GridClasses[]>(capacity)),
       buffer_heads_(zeroed(capacity)),
       buffer_mask_(std::min(capacity, kInitialBufferSlots) - 1),
       max_buffer_slots_(capacity) {}
@@ -70,8 +71,7 @@ std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base) {
         b = fresh_buffer_++;
     }
     std::uint32_t& head = buffer_heads_[buffer_slot(base)];
-    buffers_[b] =
-        Buffer{base, {0, 0}, {0, 0}, {0, 0}, 0, 0, 0, {kNoEntry, kNoEntry}, 0, 0, head, false, false, true};
+    buffers_[b] = Buffer{base, {0, 0}, 0, {kNoEntry, kNoEntry}, 0, 0, head, false, false, true, false};
     head = b + 1;
     last_base_ = base;
     last_buffer_ = b;
@@ -168,19 +168,25 @@ void RegionIndex::insert(std::uint32_t e) {
 
     const std::uint32_t b = acquire_buffer(en.base);
     Buffer& rec = buffers_[b];
-    en.is_grid = fits_grid(en.window) && (rec.grid_count == 0 || rec.pitch == en.window.pitch);
     en.col_level = 0;
+    en.is_grid = fits_grid(en.window) && (rec.grid_count == 0 || grids_[b].pitch == en.window.pitch);
     if (en.is_grid) {
+        GridClasses& g = grids_[b];
+        if (!rec.has_grid) {
+            g.wide[0] = g.wide[1] = 0;
+            g.cols[0] = g.cols[1] = 0;
+            rec.has_grid = true;
+        }
         if (rec.grid_count++ == 0) {
-            rec.pitch = en.window.pitch;
-            rec.phase = en.window.phase;
+            g.pitch = en.window.pitch;
+            g.phase = en.window.phase;
             rec.is_mixed = false;
-        } else if (en.window.phase != rec.phase) {
+        } else if (en.window.phase != g.phase) {
             rec.is_mixed = true;
         }
         en.col_level = static_cast<std::uint8_t>(std::bit_width(static_cast<std::uint64_t>(en.window.width)));
-        rec.wide[k] |= std::uint64_t{1} << level;
-        rec.cols[k] |= std::uint64_t{1} << en.col_level;
+        g.wide[k] |= std::uint64_t{1} << level;
+        g.cols[k] |= std::uint64_t{1} << en.col_level;
     } else {
         rec.flat[k] |= std::uint64_t{1} << level;
     }

@@ -135,16 +135,14 @@ class RegionIndex {
         std::uint32_t prev;
         std::uint32_t next;
     };
-    struct Buffer {
+    /// Buffer: a buffer record, one cache line: a new buffer (most buffers of a scope's scratch) writes
+    /// this line only; its grid fields, which only buffers with grid entries use, live in GridClasses.
+    struct alignas(64) Buffer {
         std::uintptr_t base;
-        /// Classes in use, [0] readers and [1] writers: linear classes of the other entries (flat), linear
-        /// and column classes of grid entries (wide, cols). A class whose entries all left may stay (costing
-        /// a few empty probes) until a list walk recomputes the masks or the buffer empties.
+        /// Classes in use, [0] readers and [1] writers, of the entries that are not grid entries (grid
+        /// entries' classes: GridClasses). A class whose entries all left may stay (costing a few empty
+        /// probes) until a list walk recomputes the masks or the buffer empties.
         std::uint64_t flat[2];
-        std::uint64_t wide[2];
-        std::uint64_t cols[2];
-        std::int64_t pitch;            ///< the grid entries' pitch; meaningful while grid_count > 0
-        std::int64_t phase;            ///< the first grid entry's phase
         std::uint64_t stamp;           ///< insert_count() just after the buffer's latest insert
         std::uint32_t first_entry[2];  ///< entry lists, [0] readers and [1] writers
         std::uint32_t entry_count;
@@ -158,6 +156,16 @@ class RegionIndex {
         /// some point since it was acquired); otherwise queries walk its entry lists.
         bool is_indexed;
         bool is_live;  ///< in use (not on the free list)
+        /// The record's GridClasses are initialised: it had a grid entry since it was acquired.
+        bool has_grid;
+    };
+    static_assert(sizeof(Buffer) == 64, "a buffer record is one cache line");
+    /// GridClasses: the grid part of a buffer record, parallel to buffers_, valid while has_grid.
+    struct GridClasses {
+        std::uint64_t wide[2];  ///< linear classes of grid entries, [0] readers and [1] writers
+        std::uint64_t cols[2];  ///< column classes of grid entries
+        std::int64_t pitch;     ///< the grid entries' pitch; meaningful while grid_count > 0
+        std::int64_t phase;     ///< the first grid entry's phase
     };
     struct FreeDeleter {
         void operator()(void* p) const { std::free(p); }
@@ -274,6 +282,7 @@ class RegionIndex {
         chain_prev_;                         ///< per registration: previous registration + 1, 0 at the head
     std::unique_ptr<BufferLink[]> members_;  ///< per entry
     std::unique_ptr<Buffer[]> buffers_;
+    std::unique_ptr<GridClasses[]> grids_;     ///< per buffer record
     ZeroedArray<std::uint32_t> buffer_heads_;  ///< per slot: first record + 1; grown like heads_
     std::uint32_t buffer_mask_;
     std::uint32_t max_buffer_slots_;
@@ -296,7 +305,7 @@ void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::
     if (b == kNoEntry) return;
     const Buffer& rec = buffers_[b];
     // Nothing to meet: a read of a buffer no entry writes (an input every task reads).
-    if (match == Match::Writers && (rec.flat[1] | rec.wide[1]) == 0) return;
+    if (match == Match::Writers && rec.first_entry[1] == kNoEntry) return;
     if (!rec.is_indexed) {
         walk_small(b, lo, hi, match, visit);
         return;
@@ -310,16 +319,18 @@ void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Vi
     // arrays: a small array written and read back at once compiled to vector loads that stalled on
     // store forwarding (perf, chain of 2048 inout tasks).
     const Buffer& rec = buffers_[b];
+    const GridClasses& g = grids_[b];
+    const bool has_grid = rec.has_grid;
     const bool is_grid =
-        rec.grid_count != 0 && rec.is_mixed && q.window.pitch == rec.pitch && fits_grid(q.window);
+        rec.grid_count != 0 && rec.is_mixed && q.window.pitch == g.pitch && fits_grid(q.window);
     const bool is_contained = match == Match::Contained;
     const std::uint64_t kinds = match == Match::Writers ? 0 : ~std::uint64_t{0};  // readers too?
     std::uint64_t flat_w = rec.flat[1];
     std::uint64_t flat_r = rec.flat[0] & kinds;
-    std::uint64_t wide_w = rec.wide[1];
-    std::uint64_t wide_r = rec.wide[0] & kinds;
-    std::uint64_t cols_w = is_grid ? rec.cols[1] : 0;
-    std::uint64_t cols_r = is_grid ? rec.cols[0] : 0;
+    std::uint64_t wide_w = has_grid ? g.wide[1] : 0;
+    std::uint64_t wide_r = has_grid ? g.wide[0] & kinds : 0;
+    std::uint64_t cols_w = is_grid ? g.cols[1] : 0;
+    std::uint64_t cols_r = is_grid ? g.cols[0] : 0;
     const std::int64_t limit = rec.entry_count;
     if (is_contained) {
         // A contained entry is no longer than the query, so its class is at most the query's; a contained
@@ -464,10 +475,13 @@ void RegionIndex::walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi,
         Buffer& rec = buffers_[b];
         rec.flat[0] = flat_r;
         rec.flat[1] = flat_w;
-        rec.wide[0] = wide_r;
-        rec.wide[1] = wide_w;
-        rec.cols[0] = cols_r;
-        rec.cols[1] = cols_w;
+        if (rec.has_grid) {
+            GridClasses& g = grids_[b];
+            g.wide[0] = wide_r;
+            g.wide[1] = wide_w;
+            g.cols[0] = cols_r;
+            g.cols[1] = cols_w;
+        }
     }
 }
 
