@@ -120,7 +120,7 @@ void RegionIndex::grow_if_crowded() {
         grow_buckets();
 }
 
-void RegionIndex::register_entry(std::uint32_t e) {
+inline void RegionIndex::register_entry(std::uint32_t e) {
     const Entry& en = pool_.entry(e);
     const std::int64_t block = en.lo >> en.level;
     link(2 * e,

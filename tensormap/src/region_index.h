@@ -203,7 +203,8 @@ class RegionIndex {
     void release_buffer(std::uint32_t b);
     void link(std::uint32_t reg, std::uint32_t hash);
     /// register_entry: links entry `e`'s registrations (its key fields set); the caller checks growth.
-    void register_entry(std::uint32_t e);
+    /// Inlined into insert, where every entry of an indexed buffer registers.
+    [[gnu::always_inline]] inline void register_entry(std::uint32_t e);
     /// index_buffer: registers every entry of small buffer `b`, which becomes indexed.
     void index_buffer(std::uint32_t b);
     void grow_if_crowded();
