@@ -43,7 +43,7 @@ namespace pto::detail {
 /// reach: neither grows with the number of live views of the buffer.
 ///
 /// Wide queries. A query much wider than a class's entries would probe many empty blocks; when the probe
-/// count exceeds the buffer's entry count, the query walks the buffer's entry list instead, so a lookup
+/// count exceeds the buffer's entry count, the query walks the buffer's entry lists instead, so a lookup
 /// never costs more than min(probes, entries of the buffer). Reads and writes are keyed apart, so a read
 /// query (which needs writers only) never examines the readers of a region.
 ///
