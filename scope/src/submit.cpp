@@ -61,6 +61,15 @@ std::string describe_task(const detail::OrchestratorState& s, const TaskSpec& sp
                                                          std::to_string(kMaxScalarArgs) + " scalars");
 }
 
+/// add_creator: adds the creator of a runtime-allocated view (its buffer's first writer, found without a
+/// map lookup) unless it is the one added last: the views of one alloc_tensors share a creator, and a
+/// repeated producer only costs the runtime a duplicate check.
+inline void add_creator(const TensorView& view, TaskId& last, std::vector<TaskId>& out) {
+    if (!view.creator.is_valid() || view.creator == last) return;
+    last = view.creator;
+    out.push_back(last);
+}
+
 /// prepare_and_find: the AUTO lookup of one submit. Each tracked argument with a buffer is normalised once
 /// into s.accesses (for record_prepared) and looked up; creators of runtime-allocated views are added
 /// directly. Arguments without a buffer are allocated by this submit: nothing can precede them.
@@ -71,11 +80,11 @@ void prepare_and_find(detail::OrchestratorState& s, std::span<const TensorArg> t
     const RetiredTasks retired = s.map_watermark();
     std::uint32_t mask = 0;
     std::uint32_t lookups = 0;
+    TaskId last_creator;
     for (std::uint32_t i = 0; i < tensors.size(); ++i) {
         const TensorArg& a = tensors[i];
         if (!a.view.is_tracked || a.view.base == nullptr) continue;
-        // A runtime-allocated buffer's first writer is its creator: found without a map lookup.
-        if (a.view.creator.is_valid()) out.push_back(a.view.creator);
+        add_creator(a.view, last_creator, out);
         map.prepare(a.view, a.direction, s.accesses[i]);
         map.find_producers(s.accesses[i], retired, out);
         mask |= 1u << i;
@@ -116,9 +125,10 @@ void find_producers(detail::OrchestratorState& s, std::span<const TensorArg> ten
     TensorMap& map = s.tensormap();
     const RetiredTasks retired = s.map_watermark();
     TensorMap::Access access;
+    TaskId last_creator;
     for (const TensorArg& a : tensors) {
         if (!a.view.is_tracked || a.view.base == nullptr) continue;
-        if (a.view.creator.is_valid()) out.push_back(a.view.creator);
+        add_creator(a.view, last_creator, out);
         map.prepare(a.view, a.direction, access);
         map.find_producers(access, retired, out);
         ++s.stats->tensormap_lookups;

@@ -35,6 +35,7 @@ RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
       chain_prev_(std::make_unique_for_overwrite<std::uint32_t[]>(std::size_t{capacity} * 2)),
       members_(std::make_unique_for_overwrite<BufferLink[]>(capacity)),
       buffers_(std::make_unique_for_overwrite<Buffer[]>(capacity)),
+      grids_(std::make_unique_for_overwrite<GridClasses[]>(capacity)),
       buffer_heads_(zeroed(capacity)),
       buffer_mask_(std::min(capacity, kInitialBufferSlots) - 1),
       max_buffer_slots_(capacity) {}
@@ -70,7 +71,7 @@ std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base) {
         b = fresh_buffer_++;
     }
     std::uint32_t& head = buffer_heads_[buffer_slot(base)];
-    buffers_[b] = Buffer{base, {0, 0}, {0, 0}, {0, 0}, 0, 0, 0, kNoEntry, 0, 0, head, false, true};
+    buffers_[b] = Buffer{base, {0, 0}, 0, {kNoEntry, kNoEntry}, 0, 0, head, false, false, true, false};
     head = b + 1;
     last_base_ = base;
     last_buffer_ = b;
@@ -108,9 +109,32 @@ void RegionIndex::grow_buckets() {
     std::memset(heads_.get(), 0, std::size_t{buckets} * sizeof(std::uint32_t));
     registrations_ = 0;
     for (std::uint32_t e = pool_.oldest(); e != kNoEntry; e = pool_.younger(e)) {
+        if (!buffers_[members_[e].buffer].is_indexed) continue;
         link(2 * e, chain_[2 * e].hash);
         if (pool_.entry(e).is_grid) link(2 * e + 1, chain_[2 * e + 1].hash);
     }
+}
+
+void RegionIndex::grow_if_crowded() {
+    if (registrations_ * 2 > bucket_mask_ + 1 && bucket_mask_ + 1 < max_buckets_) [[unlikely]]
+        grow_buckets();
+}
+
+inline void RegionIndex::register_entry(std::uint32_t e) {
+    const Entry& en = pool_.entry(e);
+    const std::int64_t block = en.lo >> en.level;
+    link(2 * e,
+         block_hash(family_hash(en.base, en.level, en.is_writer, en.is_grid ? kWide : kFlat, 0), block));
+    if (en.is_grid)
+        link(2 * e + 1, grid_hash(family_hash(en.base, en.level, en.is_writer, kGrid, en.col_level), block,
+                                  en.window.phase >> en.col_level));
+}
+
+void RegionIndex::index_buffer(std::uint32_t b) {
+    buffers_[b].is_indexed = true;
+    for (const std::uint32_t head : buffers_[b].first_entry)
+        for (std::uint32_t e = head; e != kNoEntry; e = members_[e].next)
+            register_entry(e);
 }
 
 void RegionIndex::grow_buffer_slots() {
@@ -144,49 +168,57 @@ void RegionIndex::insert(std::uint32_t e) {
 
     const std::uint32_t b = acquire_buffer(en.base);
     Buffer& rec = buffers_[b];
-    en.is_grid = fits_grid(en.window) && (rec.grid_count == 0 || rec.pitch == en.window.pitch);
     en.col_level = 0;
+    en.is_grid = fits_grid(en.window) && (rec.grid_count == 0 || grids_[b].pitch == en.window.pitch);
     if (en.is_grid) {
+        GridClasses& g = grids_[b];
+        if (!rec.has_grid) {
+            g.wide[0] = g.wide[1] = 0;
+            g.cols[0] = g.cols[1] = 0;
+            rec.has_grid = true;
+        }
         if (rec.grid_count++ == 0) {
-            rec.pitch = en.window.pitch;
-            rec.phase = en.window.phase;
+            g.pitch = en.window.pitch;
+            g.phase = en.window.phase;
             rec.is_mixed = false;
-        } else if (en.window.phase != rec.phase) {
+        } else if (en.window.phase != g.phase) {
             rec.is_mixed = true;
         }
         en.col_level = static_cast<std::uint8_t>(std::bit_width(static_cast<std::uint64_t>(en.window.width)));
-        rec.wide[k] |= std::uint64_t{1} << level;
-        rec.cols[k] |= std::uint64_t{1} << en.col_level;
+        g.wide[k] |= std::uint64_t{1} << level;
+        g.cols[k] |= std::uint64_t{1} << en.col_level;
     } else {
         rec.flat[k] |= std::uint64_t{1} << level;
     }
     rec.stamp = ++inserts_;
-    members_[e] = BufferLink{b, kNoEntry, rec.first_entry};
-    if (rec.first_entry != kNoEntry) members_[rec.first_entry].prev = e;
-    rec.first_entry = e;
+    std::uint32_t& first = rec.first_entry[k];
+    members_[e] = BufferLink{b, kNoEntry, first};
+    if (first != kNoEntry) members_[first].prev = e;
+    first = e;
     ++rec.entry_count;
 
-    const std::int64_t block = en.lo >> level;
-    link(2 * e, block_hash(family_hash(en.base, level, en.is_writer, en.is_grid ? kWide : kFlat, 0), block));
-    if (en.is_grid)
-        link(2 * e + 1, grid_hash(family_hash(en.base, level, en.is_writer, kGrid, en.col_level), block,
-                                  en.window.phase >> en.col_level));
-    if (registrations_ * 2 > bucket_mask_ + 1 && bucket_mask_ + 1 < max_buckets_) [[unlikely]]
-        grow_buckets();
+    if (rec.is_indexed)
+        register_entry(e);
+    else if (rec.entry_count > kSmallBuffer) [[unlikely]]
+        index_buffer(b);
+    else
+        return;
+    grow_if_crowded();
 }
 
 void RegionIndex::erase(std::uint32_t e) {
     const BufferLink member = members_[e];
     PTO_ASSERT(member.buffer != kNoEntry, "erasing a tensormap entry that is not indexed");
     const Entry& en = pool_.entry(e);
-    unlink(2 * e);
-    if (en.is_grid) unlink(2 * e + 1);
-
     Buffer& rec = buffers_[member.buffer];
+    if (rec.is_indexed) {
+        unlink(2 * e);
+        if (en.is_grid) unlink(2 * e + 1);
+    }
     if (member.prev != kNoEntry)
         members_[member.prev].next = member.next;
     else
-        rec.first_entry = member.next;
+        rec.first_entry[en.is_writer ? 1 : 0] = member.next;
     if (member.next != kNoEntry) members_[member.next].prev = member.prev;
     members_[e].buffer = kNoEntry;
     if (en.is_grid) --rec.grid_count;
@@ -197,8 +229,10 @@ void RegionIndex::reset() {
     // Every allocated entry is indexed, so the heads in use are exactly those of the pool's entries and of
     // their buffers: clearing them (instead of unlinking entry by entry) empties every chain at once.
     for (std::uint32_t e = pool_.oldest(); e != kNoEntry; e = pool_.younger(e)) {
-        heads_[chain_[2 * e].hash & bucket_mask_] = 0;
-        if (pool_.entry(e).is_grid) heads_[chain_[2 * e + 1].hash & bucket_mask_] = 0;
+        if (buffers_[members_[e].buffer].is_indexed) {
+            heads_[chain_[2 * e].hash & bucket_mask_] = 0;
+            if (pool_.entry(e).is_grid) heads_[chain_[2 * e + 1].hash & bucket_mask_] = 0;
+        }
         buffer_heads_[buffer_slot(pool_.entry(e).base)] = 0;
         members_[e].buffer = kNoEntry;
     }

@@ -33,8 +33,17 @@ namespace pto::detail {
 /// two shapes with one pitch share an element only if their linear ranges and their column windows meet.
 /// Any other query (no window, another pitch) meets the grid entries through their linear chains.
 ///
+/// Small buffers. Most buffers hold a handful of entries (the slices of one scope's scratch, a tile
+/// written and read once). Registering each in the bucket chains costs a random bucket-head line per
+/// record and per erase and a few per lookup, while all of a small buffer's entries can be checked from its
+/// entry lists at the cost of their own lines. So a buffer is indexed (its entries registered in the
+/// chains) only once it holds more than kSmallBuffer entries; until then queries walk its entry lists,
+/// writers and readers apart. An indexed buffer stays indexed until its last entry leaves. A lookup of a
+/// small buffer thus examines at most kSmallBuffer entries, and of an indexed one what the probes below
+/// reach: neither grows with the number of live views of the buffer.
+///
 /// Wide queries. A query much wider than a class's entries would probe many empty blocks; when the probe
-/// count exceeds the buffer's entry count, the query walks the buffer's entry list instead, so a lookup
+/// count exceeds the buffer's entry count, the query walks the buffer's entry lists instead, so a lookup
 /// never costs more than min(probes, entries of the buffer). Reads and writes are keyed apart, so a read
 /// query (which needs writers only) never examines the readers of a region.
 ///
@@ -81,6 +90,10 @@ class RegionIndex {
     void for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi, const RowWindow& window,
                             Match match, Visit&& visit);
 
+    /// A buffer with more entries than this is indexed by the bucket chains; below it, lookups walk the
+    /// buffer's entry lists (at most this many entries, fewer for a read, which walks the writers only).
+    static constexpr std::uint32_t kSmallBuffer = 8;
+
     /// insert_count: entries inserted so far (a clock for is_untouched_since).
     [[nodiscard]] std::uint64_t insert_count() const { return inserts_; }
     /// is_untouched_since: true if no entry was inserted into buffer `base` after insert_count() was
@@ -122,18 +135,16 @@ class RegionIndex {
         std::uint32_t prev;
         std::uint32_t next;
     };
-    struct Buffer {
+    /// Buffer: a buffer record, one cache line: a new buffer (most buffers of a scope's scratch) writes
+    /// this line only; its grid fields, which only buffers with grid entries use, live in GridClasses.
+    struct alignas(64) Buffer {
         std::uintptr_t base;
-        /// Classes in use, [0] readers and [1] writers: linear classes of the other entries (flat), linear
-        /// and column classes of grid entries (wide, cols). A class whose entries all left may stay (costing
-        /// a few empty probes) until a list walk recomputes the masks or the buffer empties.
+        /// Classes in use, [0] readers and [1] writers, of the entries that are not grid entries (grid
+        /// entries' classes: GridClasses). A class whose entries all left may stay (costing a few empty
+        /// probes) until a list walk recomputes the masks or the buffer empties.
         std::uint64_t flat[2];
-        std::uint64_t wide[2];
-        std::uint64_t cols[2];
-        std::int64_t pitch;   ///< the grid entries' pitch; meaningful while grid_count > 0
-        std::int64_t phase;   ///< the first grid entry's phase
-        std::uint64_t stamp;  ///< insert_count() just after the buffer's latest insert
-        std::uint32_t first_entry;
+        std::uint64_t stamp;           ///< insert_count() just after the buffer's latest insert
+        std::uint32_t first_entry[2];  ///< entry lists, [0] readers and [1] writers
         std::uint32_t entry_count;
         std::uint32_t grid_count;
         std::uint32_t next;  ///< hash chain (record + 1, 0 ends it), or free list (record, kNoEntry ends it)
@@ -141,7 +152,20 @@ class RegionIndex {
         /// entries apart (rows of heads all starting at column 0 share one), so only then do queries
         /// probe them. Set until the buffer has no grid entry left.
         bool is_mixed;
+        /// Its entries are registered in the bucket chains (it held more than kSmallBuffer entries at
+        /// some point since it was acquired); otherwise queries walk its entry lists.
+        bool is_indexed;
         bool is_live;  ///< in use (not on the free list)
+        /// The record's GridClasses are initialised: it had a grid entry since it was acquired.
+        bool has_grid;
+    };
+    static_assert(sizeof(Buffer) == 64, "a buffer record is one cache line");
+    /// GridClasses: the grid part of a buffer record, parallel to buffers_, valid while has_grid.
+    struct GridClasses {
+        std::uint64_t wide[2];  ///< linear classes of grid entries, [0] readers and [1] writers
+        std::uint64_t cols[2];  ///< column classes of grid entries
+        std::int64_t pitch;     ///< the grid entries' pitch; meaningful while grid_count > 0
+        std::int64_t phase;     ///< the first grid entry's phase
     };
     struct FreeDeleter {
         void operator()(void* p) const { std::free(p); }
@@ -178,6 +202,12 @@ class RegionIndex {
     [[nodiscard]] std::uint32_t acquire_buffer(std::uintptr_t base);
     void release_buffer(std::uint32_t b);
     void link(std::uint32_t reg, std::uint32_t hash);
+    /// register_entry: links entry `e`'s registrations (its key fields set); the caller checks growth.
+    /// Inlined into insert, where every entry of an indexed buffer registers.
+    [[gnu::always_inline]] inline void register_entry(std::uint32_t e);
+    /// index_buffer: registers every entry of small buffer `b`, which becomes indexed.
+    void index_buffer(std::uint32_t b);
+    void grow_if_crowded();
     void unlink(std::uint32_t reg);
     void grow_buckets();
     void grow_buffer_slots();
@@ -231,6 +261,12 @@ class RegionIndex {
                              std::uint64_t walked);
     template <class Visit>
     void walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit);
+    /// probe_indexed: for_each_candidate on indexed buffer `b`; out of line, so the common cases (no
+    /// buffer, no writer to meet, a small buffer) stay small where the lookup inlines them.
+    template <class Visit>
+    [[gnu::noinline]] void probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit);
+    template <class Visit>
+    void walk_small(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit);
 
     EntryPool& pool_;
     /// Bucket heads: first registration + 1. Allocated for the most registrations the pool allows, but
@@ -247,6 +283,7 @@ class RegionIndex {
         chain_prev_;                         ///< per registration: previous registration + 1, 0 at the head
     std::unique_ptr<BufferLink[]> members_;  ///< per entry
     std::unique_ptr<Buffer[]> buffers_;
+    std::unique_ptr<GridClasses[]> grids_;     ///< per buffer record
     ZeroedArray<std::uint32_t> buffer_heads_;  ///< per slot: first record + 1; grown like heads_
     std::uint32_t buffer_mask_;
     std::uint32_t max_buffer_slots_;
@@ -265,25 +302,36 @@ class RegionIndex {
 template <class Visit>
 void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi,
                                      const RowWindow& window, Match match, Visit&& visit) {
-    const Query q{base, lo, hi, window};
     const std::uint32_t b = find_buffer(base);
     if (b == kNoEntry) return;
+    const Buffer& rec = buffers_[b];
+    // Nothing to meet: a read of a buffer no entry writes (an input every task reads).
+    if (match == Match::Writers && rec.first_entry[1] == kNoEntry) return;
+    if (!rec.is_indexed) {
+        walk_small(b, lo, hi, match, visit);
+        return;
+    }
+    probe_indexed(b, Query{base, lo, hi, window}, match, visit);
+}
+
+template <class Visit>
+void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit) {
     // Copied first: a visit may erase the buffer's last entry and so free its record. Scalars, not
     // arrays: a small array written and read back at once compiled to vector loads that stalled on
     // store forwarding (perf, chain of 2048 inout tasks).
     const Buffer& rec = buffers_[b];
-    // Nothing to meet: a read of a buffer no entry writes (an input every task reads).
-    if (match == Match::Writers && (rec.flat[1] | rec.wide[1]) == 0) return;
+    const GridClasses& g = grids_[b];
+    const bool has_grid = rec.has_grid;
     const bool is_grid =
-        rec.grid_count != 0 && rec.is_mixed && q.window.pitch == rec.pitch && fits_grid(q.window);
+        rec.grid_count != 0 && rec.is_mixed && q.window.pitch == g.pitch && fits_grid(q.window);
     const bool is_contained = match == Match::Contained;
     const std::uint64_t kinds = match == Match::Writers ? 0 : ~std::uint64_t{0};  // readers too?
     std::uint64_t flat_w = rec.flat[1];
     std::uint64_t flat_r = rec.flat[0] & kinds;
-    std::uint64_t wide_w = rec.wide[1];
-    std::uint64_t wide_r = rec.wide[0] & kinds;
-    std::uint64_t cols_w = is_grid ? rec.cols[1] : 0;
-    std::uint64_t cols_r = is_grid ? rec.cols[0] : 0;
+    std::uint64_t wide_w = has_grid ? g.wide[1] : 0;
+    std::uint64_t wide_r = has_grid ? g.wide[0] & kinds : 0;
+    std::uint64_t cols_w = is_grid ? g.cols[1] : 0;
+    std::uint64_t cols_r = is_grid ? g.cols[0] : 0;
     const std::int64_t limit = rec.entry_count;
     if (is_contained) {
         // A contained entry is no longer than the query, so its class is at most the query's; a contained
@@ -401,33 +449,58 @@ void RegionIndex::walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi,
     // The walk sees every entry of the buffer, so it also recomputes the class masks exactly (in scalars:
     // see for_each_candidate).
     std::uint64_t flat_r = 0, flat_w = 0, wide_r = 0, wide_w = 0, cols_r = 0, cols_w = 0;
-    for (std::uint32_t e = buffers_[b].first_entry; e != kNoEntry;) {
-        const std::uint32_t next = members_[e].next;  // read before visit(e), which may erase e
-        const Entry& en = pool_.entry(e);
-        ++entries_walked_;
-        if (selects(en, lo, hi, match)) visit(e);
-        if (members_[e].buffer == b) {
-            const std::uint64_t level = std::uint64_t{1} << en.level;
-            const std::uint64_t col_level = std::uint64_t{1} << en.col_level;
-            if (en.is_grid) {
-                (en.is_writer ? wide_w : wide_r) |= level;
-                (en.is_writer ? cols_w : cols_r) |= col_level;
-            } else {
-                (en.is_writer ? flat_w : flat_r) |= level;
+    // Both heads first: a visit may erase the last entry and free the record, never an entry of the other
+    // list.
+    const std::uint32_t heads[2] = {buffers_[b].first_entry[0], buffers_[b].first_entry[1]};
+    for (const std::uint32_t head : heads) {
+        for (std::uint32_t e = head; e != kNoEntry;) {
+            const std::uint32_t next = members_[e].next;  // read before visit(e), which may erase e
+            const Entry& en = pool_.entry(e);
+            ++entries_walked_;
+            if (selects(en, lo, hi, match)) visit(e);
+            if (members_[e].buffer == b) {
+                const std::uint64_t level = std::uint64_t{1} << en.level;
+                const std::uint64_t col_level = std::uint64_t{1} << en.col_level;
+                if (en.is_grid) {
+                    (en.is_writer ? wide_w : wide_r) |= level;
+                    (en.is_writer ? cols_w : cols_r) |= col_level;
+                } else {
+                    (en.is_writer ? flat_w : flat_r) |= level;
+                }
             }
+            e = next;
         }
-        e = next;
     }
     // No survivor means the visits erased the last entry and the record is already free.
     if ((flat_r | flat_w | wide_r | wide_w) != 0) {
         Buffer& rec = buffers_[b];
         rec.flat[0] = flat_r;
         rec.flat[1] = flat_w;
-        rec.wide[0] = wide_r;
-        rec.wide[1] = wide_w;
-        rec.cols[0] = cols_r;
-        rec.cols[1] = cols_w;
+        if (rec.has_grid) {
+            GridClasses& g = grids_[b];
+            g.wide[0] = wide_r;
+            g.wide[1] = wide_w;
+            g.cols[0] = cols_r;
+            g.cols[1] = cols_w;
+        }
     }
+}
+
+template <class Visit>
+void RegionIndex::walk_small(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit) {
+    // Both heads first, as in walk_buffer; a read needs the writers only.
+    const std::uint32_t heads[2] = {buffers_[b].first_entry[1],
+                                    match == Match::Writers ? kNoEntry : buffers_[b].first_entry[0]};
+    std::uint64_t walked = 0;
+    for (const std::uint32_t head : heads) {
+        for (std::uint32_t e = head; e != kNoEntry;) {
+            const std::uint32_t next = members_[e].next;  // read before visit(e), which may erase e
+            ++walked;
+            if (selects(pool_.entry(e), lo, hi, match)) visit(e);
+            e = next;
+        }
+    }
+    entries_walked_ += walked;
 }
 
 }  // namespace pto::detail

@@ -159,12 +159,20 @@ void TensorMap::prepare(const TensorView& view, Direction direction, Access& out
     out.is_active_ = false;
     if (!view.is_tracked) return;
     Prepared* p = new (out.storage_) Prepared;  // trivial: nothing is zero-filled
-    detail::build_view_shape(view, p->shape);
-    if (p->shape.is_empty) return;
-    detail::set_row_window(p->shape, p->window);
+    if (detail::build_contiguous(view, p->shape)) {
+        // One range: dense, no row window.
+        p->window.pitch = 0;
+        p->window.phase = 0;
+        p->window.width = 0;
+        p->is_dense = true;
+    } else {
+        detail::build_general_shape(view, p->shape);
+        if (p->shape.is_empty) return;
+        detail::set_row_window(p->shape, p->window);
+        p->is_dense = detail::is_dense(p->shape);
+    }
     p->base = reinterpret_cast<std::uintptr_t>(view.base);
     p->is_writer = direction != Direction::In;
-    p->is_dense = detail::is_dense(p->shape);
     p->first_task = view.creator.is_valid() ? view.creator.value : 0;
     p->has_looked_up = false;
     out.is_active_ = true;

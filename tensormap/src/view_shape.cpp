@@ -22,33 +22,6 @@ void make_opaque(ViewShape& s) {
     s.is_opaque = true;
 }
 
-/// build_contiguous: the normal form of a row-major contiguous view (each dimension of size > 1 strides
-/// over exactly the elements of the dimensions inside it), which is one range (rank 1, stride 1, or a
-/// single element): what the general path below would build, for the most common views, without sorting
-/// and merging. Returns false, writing nothing, for any other view (empty, strided, reordered, or
-/// reaching beyond ±kElementLimit).
-bool build_contiguous(const TensorView& view, ViewShape& s) {
-    std::int64_t size = 1;
-    for (int d = view.ndim - 1; d >= 0; --d) {
-        const std::int64_t n = view.shape[d];
-        if (n == 1) continue;
-        if (n == 0 || view.strides[d] != size || __builtin_mul_overflow(size, n, &size) ||
-            size > kElementLimit)
-            return false;
-    }
-    const std::int64_t first = view.offset;
-    if (first < -kElementLimit || first > kElementLimit - size) return false;
-    s.first = first;
-    s.last = first + size - 1;
-    s.stride[0] = 1;
-    s.count[0] = size;
-    s.rank = size == 1 ? 0 : 1;
-    s.is_empty = false;
-    s.is_opaque = false;
-    s.is_chain = true;
-    return true;
-}
-
 }  // namespace
 
 // Works on locals and writes the result once: zero-filling the whole struct first compiled to `rep stos`
@@ -56,10 +29,14 @@ bool build_contiguous(const TensorView& view, ViewShape& s) {
 // (perf, chain of 2048 inout tasks and the Qwen3 tier-4 access trace); returning a copy of a freshly
 // byte-written struct stalls on store forwarding (37% of a 1-D lookup + insert when measured).
 void build_view_shape(const TensorView& view, ViewShape& s) {
+    if (build_contiguous(view, s)) return;
+    build_general_shape(view, s);
+}
+
+void build_general_shape(const TensorView& view, ViewShape& s) {
     const int ndim = view.ndim;
     if (ndim > kMaxTensorDims) [[unlikely]]
         bad_rank(ndim);
-    if (build_contiguous(view, s)) return;
     std::int64_t stride[kMaxTensorDims];
     std::int64_t count[kMaxTensorDims];
     int rank = 0;

@@ -85,6 +85,40 @@ inline void set_row_window(const ViewShape& s, RowWindow& w) {
 /// left as they were (nothing reads them; copy such a shape with copy_shape).
 void build_view_shape(const TensorView& view, ViewShape& s);
 
+/// build_contiguous: the normal form of a row-major contiguous view (each dimension of size > 1 strides
+/// over exactly the elements of the dimensions inside it), which is one range (rank 1, stride 1, or a
+/// single element): what build_general_shape would build, for the most common views, without sorting and
+/// merging. Inline, so the tensormap's prepare settles a contiguous view without a call. Returns false,
+/// writing nothing, for any other view (empty, strided, reordered, reaching beyond ±kElementLimit, or of
+/// more than kMaxTensorDims dimensions, which build_general_shape rejects).
+inline bool build_contiguous(const TensorView& view, ViewShape& s) {
+    if (view.ndim > kMaxTensorDims) [[unlikely]]
+        return false;
+    std::int64_t size = 1;
+    for (int d = view.ndim - 1; d >= 0; --d) {
+        const std::int64_t n = view.shape[d];
+        if (n == 1) continue;
+        if (n == 0 || view.strides[d] != size || __builtin_mul_overflow(size, n, &size) ||
+            size > kElementLimit)
+            return false;
+    }
+    const std::int64_t first = view.offset;
+    if (first < -kElementLimit || first > kElementLimit - size) return false;
+    s.first = first;
+    s.last = first + size - 1;
+    s.stride[0] = 1;
+    s.count[0] = size;
+    s.rank = size == 1 ? 0 : 1;
+    s.is_empty = false;
+    s.is_opaque = false;
+    s.is_chain = true;
+    return true;
+}
+
+/// build_general_shape: build_view_shape for any view (the sorting and merging path; contiguous views
+/// too, more slowly than build_contiguous). Throws InvalidTensor if view.ndim > kMaxTensorDims.
+void build_general_shape(const TensorView& view, ViewShape& s);
+
 /// copy_shape: copies a shape whose entries past its rank may be uninitialised, byte for byte.
 inline void copy_shape(ViewShape& to, const ViewShape& from) {
     std::memcpy(&to, &from, sizeof(ViewShape));

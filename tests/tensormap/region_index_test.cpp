@@ -222,6 +222,99 @@ TEST_CASE("random inserts and erases, including erases during a visit, keep ever
     CHECK(ix.pool.size() == 0);
 }
 
+TEST_CASE("a buffer of at most kSmallBuffer entries is walked whole, a larger one is probed",
+          "[tensormap][index][small]") {
+    constexpr std::int64_t kSmall = RegionIndex::kSmallBuffer;
+    Index ix(8192);
+    std::vector<std::uint32_t> ids;
+    for (std::int64_t v = 0; v < 4096; ++v) {
+        ids.push_back(ix.add(kBase, v * 1024, v * 1024 + 1023, v % 2 == 0));
+        const std::int64_t views = v + 1;
+        if (views > 2 * kSmall && views != 4096) continue;
+        INFO(views << " views");
+        const std::int64_t q = views / 2;
+        std::uint64_t walked = 0;
+        CHECK(ix.query(kBase, q * 1024, q * 1024 + 1023, Match::Accesses, &walked) ==
+              std::vector<std::uint32_t>{ids[std::size_t(q)]});
+        // Small: every entry once; indexed: the probed blocks only.
+        CHECK(walked <= std::uint64_t(views <= kSmall ? views : 4));
+        const std::int64_t writers = (views + 1) / 2;
+        CHECK(ix.query(kBase, 0, views * 1024 - 1, Match::Writers, &walked).size() == std::size_t(writers));
+        if (views <= kSmall) CHECK(walked == std::uint64_t(writers));  // a read walks no reader
+    }
+    // Emptied, the buffer starts small again; its old registrations are gone.
+    for (std::uint32_t e : ids)
+        ix.remove(e);
+    CHECK(ix.index.buffer_count() == 0);
+    const std::uint32_t again = ix.add(kBase, 0, 1023);
+    std::uint64_t walked = 0;
+    CHECK(ix.query(kBase, 0, 1 << 20, Match::Accesses, &walked) == std::vector<std::uint32_t>{again});
+    CHECK(walked == 1);
+}
+
+TEST_CASE("buffers crossing the small-buffer threshold both ways, with resets and growth, stay exact",
+          "[tensormap][index][small][random]") {
+    const std::uint64_t seed = GENERATE(41u, 42u, 43u);
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    auto pick = [&rng](std::int64_t lo, std::int64_t hi) {
+        return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    };
+    // 2048 entries over 200 buffers: about as many entries per buffer as the threshold, so buffers
+    // become indexed, lose entries while indexed, empty and start small again; the bucket table grows
+    // while small buffers (not registered) share it with indexed ones.
+    Index ix(2048);
+    std::vector<std::uint32_t> live;
+    for (int step = 0; step < 40000; ++step) {
+        const std::uintptr_t base = kBase + 64 * std::uintptr_t(pick(0, 199));
+        const std::int64_t lo = pick(0, 4000);
+        const std::int64_t hi = lo + (pick(0, 7) == 0 ? pick(0, 8000) : pick(0, 200));
+        const auto match = Match(pick(0, 2));
+        const auto op = pick(0, 19);
+        if (op == 0 && pick(0, 99) == 0) {
+            ix.index.reset();
+            ix.pool.reset();
+            live.clear();
+        } else if (op < 9 && live.size() < 2048) {
+            live.push_back(ix.add(base, lo, hi, pick(0, 1) == 1));
+        } else if (op < 15 && !live.empty()) {
+            const std::size_t k = std::size_t(pick(0, std::int64_t(live.size()) - 1));
+            ix.remove(live[k]);
+            live[k] = live.back();
+            live.pop_back();
+        } else {
+            std::vector<std::uint32_t> expected;
+            for (std::uint32_t e : live) {
+                const auto& en = ix.pool.entry(e);
+                const bool selected =
+                    match == Match::Contained
+                        ? en.lo >= lo && en.hi <= hi
+                        : en.lo <= hi && en.hi >= lo && (match == Match::Accesses || en.is_writer);
+                if (en.base == base && selected) expected.push_back(e);
+            }
+            std::sort(expected.begin(), expected.end());
+            const bool erase_during = op >= 18;
+            std::vector<std::uint32_t> seen;
+            ix.index.for_each_candidate(base, lo, hi, RowWindow{0, 0, 0}, match, [&](std::uint32_t e) {
+                seen.push_back(e);
+                if (erase_during) ix.remove(e);
+            });
+            std::sort(seen.begin(), seen.end());
+            REQUIRE(seen == expected);
+            if (erase_during)
+                live.erase(std::remove_if(live.begin(), live.end(),
+                                          [&](std::uint32_t e) {
+                                              return std::binary_search(seen.begin(), seen.end(), e);
+                                          }),
+                           live.end());
+        }
+        REQUIRE(ix.pool.size() == live.size());
+    }
+    for (std::uint32_t e : live)
+        ix.remove(e);
+    CHECK(ix.index.buffer_count() == 0);
+}
+
 TEST_CASE("a tile lookup among up to 4096 tiles walks only the tiles of its own columns",
           "[tensormap][index][grid]") {
     // 16 x 64 tiles of a matrix 1024 wide, 16 side by side in every band: their linear ranges interleave,

@@ -359,6 +359,34 @@ TEST_CASE("a full pool finds retired entries even when they were recorded out of
     CHECK(map.live_entries() == 62);
 }
 
+TEST_CASE("lazy invalidation and back-pressure behave alike in small buffers and in indexed ones",
+          "[tensormap][invalidation][capacity]") {
+    // 4 views stay below the small-buffer threshold (lookups walk the buffer's lists); 40 go past it
+    // (lookups probe the bucket chains). Then many one-entry buffers fill the pool.
+    for (const std::uint64_t views : {std::uint64_t{4}, std::uint64_t{40}}) {
+        INFO(views << " views of one buffer");
+        TensorMap map(64);
+        void* a = buffer(1);
+        for (std::uint64_t t = 0; t < views; ++t)
+            record(map, range(a, std::int64_t(t) * 10, std::int64_t(t) * 10 + 9), Direction::Out, t);
+        CHECK(producers(map, range(a, 0, std::int64_t(views) * 10 - 1), Direction::In).size() == views);
+        const std::uint64_t half = views / 2;
+        CHECK(producers(map, range(a, 0, std::int64_t(views) * 10 - 1), Direction::In, half).size() ==
+              views - half);
+        CHECK(map.live_entries() == views - half);  // the retired writers the lookup met are gone
+        std::uint64_t t = views;
+        while (map.live_entries() < 64) {
+            record(map, range(buffer(int(100 + t)), 0, 9), Direction::Out, t);
+            ++t;
+        }
+        CHECK_FALSE(map.try_record(range(buffer(99), 0, 9), Direction::Out, TaskId{t}, TaskId{half}));
+        CHECK(map.try_record(range(buffer(99), 0, 9), Direction::Out, TaskId{t}, TaskId{half + 1}));
+        CHECK(producers(map, range(buffer(99), 0, 9), Direction::In) == Ids{t});
+        CHECK(producers(map, range(a, 0, std::int64_t(views) * 10 - 1), Direction::In).size() ==
+              views - half - 1);
+    }
+}
+
 TEST_CASE("live_entries counts entries until reclaimed and clear forgets them all", "[tensormap][capacity]") {
     TensorMap map(128);
     CHECK(map.capacity() == 128);
