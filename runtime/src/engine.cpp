@@ -8,7 +8,7 @@ namespace pto::detail {
 
 Engine::Engine(const RuntimeConfig& cfg)
     : config(cfg),
-      window_mask(cfg.window_tasks - 1),
+      slot_map(cfg.window_tasks),
       slots(std::make_unique<TaskSlot[]>(cfg.window_tasks)),
       slot_info(std::make_unique<SlotInfo[]>(cfg.window_tasks)),
       args(cfg.argument_ring_bytes()),
@@ -50,7 +50,7 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
     }
 
     for (std::uint16_t i = 0; i < task.static_consumer_count; ++i)
-        release_consumer((slot + task.static_consumers[i]) & window_mask, cancel_consumers, ctx);
+        release_consumer(slot_map.after(slot, task.static_consumers[i]), cancel_consumers, ctx);
 
     for (std::uint32_t e = link_head(word); e != 0;) {
         const EdgeNode& node = edges.node(e - 1);
@@ -65,7 +65,7 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
     for (std::uint32_t i = 0; i < task.fanin_edge_count; ++i)
         drop_reference(edges.at(static_cast<std::uint32_t>(task.fanin_edge_begin + i)).producer_slot);
     for (std::uint16_t i = 0; i < task.static_producer_count; ++i)
-        drop_reference((slot - task.static_producers[i]) & window_mask);
+        drop_reference(slot_map.before(slot, task.static_producers[i]));
 
     switch (outcome) {
         case Outcome::Ok:

@@ -18,6 +18,7 @@
 #include "pto/runtime/stats.h"
 #include "pto/runtime/task_desc.h"
 #include "ready_queues.h"
+#include "slot_map.h"
 #include "task_slot.h"
 
 namespace pto::detail {
@@ -50,7 +51,7 @@ class Engine {
     explicit Engine(const RuntimeConfig& config);
 
     const RuntimeConfig config;
-    const std::uint32_t window_mask;
+    const SlotMap slot_map;  // a template's relative edges to slots
 
     std::unique_ptr<TaskSlot[]> slots;
     std::unique_ptr<SlotInfo[]> slot_info;  // written by the orchestrator before publication

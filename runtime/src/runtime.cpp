@@ -43,7 +43,8 @@ std::unique_ptr<Runtime::Impl> make_impl(const RuntimeConfig& config) {
         const Knob knobs[] = {
             {"window_tasks", config.window_tasks,
              std::uint64_t{config.window_tasks} *
-                 (sizeof(detail::TaskSlot) + sizeof(detail::SlotInfo) + sizeof(detail::SlotBook) + 64)},
+                 (sizeof(detail::TaskSlot) + sizeof(detail::SlotInfo) + detail::TaskWindow::kBytesPerSlot +
+                  detail::EdgeLinker::kBytesPerSlot + 64)},
             {"heap_bytes", config.heap_bytes, config.heap_bytes},
             {"edge_capacity", config.edge_capacity,
              std::uint64_t{config.edge_capacity} * sizeof(detail::EdgeNode)},
@@ -72,13 +73,10 @@ std::unique_ptr<Runtime::Impl> make_impl(const RuntimeConfig& config) {
 Runtime::Impl::Impl(const RuntimeConfig& cfg)
     : config(validated(cfg)),
       engine(config),
-      books(std::make_unique<detail::SlotBook[]>(config.window_tasks)),
+      window(config.window_tasks),
+      linker(config.window_tasks),
       heap(config.heap_bytes) {
-    for (std::uint32_t i = 0; i < config.window_tasks; ++i)
-        books[i] = detail::SlotBook{0, 0, 0, ~0ull, false, 0, 0, 0};
     orchestrator_ctx.cancelled_ready.reserve(config.window_tasks);
-    candidates.reserve(4096);
-    staged_producers.reserve(kMaxStagedEdges);
     if (config.executor == Executor::Compute)
         compute = std::make_unique<detail::ComputePool>(config.compute_threads);
     for (std::uint32_t i = 0; i < config.scheduler_threads; ++i)
@@ -120,7 +118,7 @@ void Runtime::Impl::throw_run_in_progress(const char* call, detail::RunPhase see
         detail::throw_error(ErrorCode::RunInProgress,
                             std::string(call) +
                                 ": a run is already in progress on this runtime (started at task " +
-                                std::to_string(run_first_id) + ") on this thread; runs do not nest");
+                                std::to_string(window.run_first_id()) + ") on this thread; runs do not nest");
     detail::throw_error(ErrorCode::RunInProgress,
                         std::string(call) + ": another thread is " + std::string(to_string(seen)) +
                             " on this runtime; one Runtime runs one orchestration at a time (wait for that "
@@ -176,9 +174,7 @@ void Runtime::Impl::begin_run() {
 
 void Runtime::Impl::start_run() {
     // Every task of the previous run retired in end_run, so the pools start empty.
-    run_first_id = next_id;
-    retired_before = next_id;
-    retired_published.store(next_id, std::memory_order_relaxed);
+    window.start_run();
     heap.reset();
     engine.edges.reset();
     engine.args.reset();
@@ -198,10 +194,8 @@ void Runtime::Impl::start_run() {
     engine.record_sequence.store(0, std::memory_order_relaxed);
     engine.submitted_total.store(~0ull, std::memory_order_relaxed);
     engine.abort_requested.store(false, std::memory_order_relaxed);
-    submits_published.store(0, std::memory_order_relaxed);
     aborted = false;
     abort_report = StallReport{};
-    retired_unsuccessful.clear();
 
     settings.record_subtasks = config.record_subtasks;
     settings.profile = config.profile_orchestrator;
@@ -234,7 +228,7 @@ void Runtime::Impl::end_orchestration() {
     }
     orchestration_ns = steady_ns() - run_start_ns;
     phase.store(detail::RunPhase::Ending, std::memory_order_release);
-    engine.submitted_total.store(next_id - run_first_id, std::memory_order_seq_cst);
+    engine.submitted_total.store(window.next_id() - window.run_first_id(), std::memory_order_seq_cst);
     if (config.orchestration == OrchestrationMode::Serial) {
         engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
         for (auto& p : engine.scheduler_parkers)
@@ -252,8 +246,7 @@ RunReport Runtime::Impl::end_run() {
     }
     end_orchestration();
     // Scope holds the orchestration function left behind (only possible without the scope layer).
-    for (std::uint64_t id = retired_before; id < next_id; ++id)
-        books[slot_of(id)].scope_held = false;
+    window.release_all_scopes();
     flush_links();  // consumers staged by scopes left open: unlinked, they would never become ready
     settle_run(/*recovering=*/false);  // throws Stall if an aborted run's kernels do not return
     return finish_run(/*throw_if_aborted=*/true, /*release=*/true);
@@ -315,7 +308,7 @@ void Runtime::Impl::settle_run(bool recovering) {
                 if (s->oldest_running_task() != ~0ull) ids.push_back(s->oldest_running_task());
             }
             RunReport partial;
-            partial.submitted = next_id - run_first_id;
+            partial.submitted = window.next_id() - window.run_first_id();
             partial.kernel_tasks = kernel_tasks;
             partial.framework_tasks = framework_tasks;
             partial.subtasks = subtasks;
@@ -354,7 +347,7 @@ void Runtime::Impl::abort_run() {
     watchdog->mark_aborted();
     abort_report = watchdog->latest();
     detail::logger().warn("aborting the run of tasks {}..{}: every task not yet started is cancelled",
-                          run_first_id, next_id - 1);
+                          window.run_first_id(), window.next_id() - 1);
     // seq_cst: every thread that makes a task ready after this sees the flag (Engine::make_ready).
     engine.abort_requested.store(true, std::memory_order_seq_cst);
     for (auto& p : engine.scheduler_parkers)
@@ -402,8 +395,8 @@ bool Runtime::Impl::reap_if_idle() {
     // on the way (and skipped below, as closed).
     engine.cancel_queued(orchestrator_ctx);
     std::uint64_t reaped = 0;
-    for (std::uint64_t id = retired_before; id < next_id; ++id) {
-        const std::uint32_t slot = slot_of(id);
+    for (std::uint64_t id = window.retired_before(); id < window.next_id(); ++id) {
+        const std::uint32_t slot = window.slot_of(id);
         if (detail::link_is_closed(engine.slots[slot].link.load(std::memory_order_acquire))) continue;
         engine.complete_task(slot, detail::Outcome::Cancelled, orchestrator_ctx);
         ++reaped;
@@ -419,7 +412,8 @@ void Runtime::Impl::recover_aborted_run() {
     // The schedulers kept running with abort_requested set since end_run threw; wait for the rest.
     watchdog->arm(/*new_run=*/false);
     settle_run(/*recovering=*/true);  // on failure: back to Draining, and throws
-    detail::logger().warn("the aborted run of tasks {}..{} finished draining", run_first_id, next_id - 1);
+    detail::logger().warn("the aborted run of tasks {}..{} finished draining", window.run_first_id(),
+                          window.next_id() - 1);
     (void)finish_run(/*throw_if_aborted=*/false, /*release=*/false);  // end_run reported the stall already
 }
 
@@ -437,7 +431,7 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
     try_retire();
 
     RunReport report;
-    report.submitted = next_id - run_first_id;
+    report.submitted = window.next_id() - window.run_first_id();
     report.kernel_tasks = kernel_tasks;
     report.framework_tasks = framework_tasks;
     report.subtasks = subtasks;
@@ -590,21 +584,20 @@ std::span<const TensorArg> TaskPort::task_tensors(TaskId id) const {
     return runtime_->impl_->task_tensors(id);
 }
 const std::atomic<std::uint64_t>& TaskPort::retirement_counter() const {
-    return runtime_->impl_->retired_published;
+    return runtime_->impl_->window.retirement_counter();
 }
 
 TaskId TaskPort::next_task_id() const {
-    return TaskId{runtime_->impl_->next_id};
+    return TaskId{runtime_->impl_->window.next_id()};
 }
 TaskId TaskPort::run_first_task_id() const {
-    return TaskId{runtime_->impl_->run_first_id};
+    return TaskId{runtime_->impl_->window.run_first_id()};
 }
 TaskId TaskPort::retired_before() const {
-    return TaskId{runtime_->impl_->retired_before};
+    return TaskId{runtime_->impl_->window.retired_before()};
 }
 RetiredTasks TaskPort::retired() const {
-    const Runtime::Impl& impl = *runtime_->impl_;
-    return RetiredTasks{TaskId{impl.retired_before}, impl.retired_unsuccessful};
+    return runtime_->impl_->window.retired();
 }
 TaskId TaskPort::try_retire() {
     return runtime_->impl_->try_retire();

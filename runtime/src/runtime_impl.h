@@ -1,5 +1,6 @@
-// Runtime::Impl: the orchestrator-side state (id window, retirement, heap ring, bookkeeping per slot,
-// recorder) around the shared Engine, the scheduler threads and the watchdog.
+// Runtime::Impl: the composition of the runtime's components (task window, edge linker, heap ring, the
+// shared Engine, scheduler threads, watchdog) and the run lifecycle and submission steps that coordinate
+// them. Each step's file says which components it touches.
 #pragma once
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "compute_pool.h"
+#include "edge_linker.h"
 #include "edge_table_holds.h"
 #include "engine.h"
 #include "heap_ring.h"
@@ -16,27 +18,10 @@
 #include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "scheduler.h"
+#include "task_window.h"
 #include "watchdog.h"
 
 namespace pto {
-
-namespace detail {
-
-/// SlotBook: orchestrator-private bookkeeping of one slot (never read by other threads).
-struct SlotBook {
-    std::uint64_t edge_end;       // edge counter after this task's nodes: freed when it retires
-    std::uint64_t heap_end;       // heap mark after this task's buffers: freed when it retires
-    std::uint64_t args_end;       // argument-ring mark after this task's record: freed when it retires
-    std::uint64_t last_consumer;  // id of the newest consumer linked to it, to merge duplicate producers
-    bool scope_held;              // an open scope still holds this task's scope reference
-    // Consumers linked to this producer since the last flush_links, as a private list of edge nodes
-    // (1 + index; 0 = none), spliced into its fanout list with one CAS.
-    std::uint32_t staged_head;
-    std::uint32_t staged_tail;
-    std::uint32_t staged_count;
-};
-
-}  // namespace detail
 
 struct Runtime::Impl {
     explicit Impl(const RuntimeConfig& config);
@@ -51,10 +36,6 @@ struct Runtime::Impl {
     // The run phase (runtime.cpp; see run_phase.h).
     void release_run(detail::RunPhase next);
     [[nodiscard]] bool owns_run() const { return detail::t_owned_run == this; }
-    /// slot_of: the window slot of task `id` (ids are consecutive, the window a power of two).
-    [[nodiscard]] std::uint32_t slot_of(std::uint64_t id) const {
-        return static_cast<std::uint32_t>(id) & engine.window_mask;
-    }
     /// is_orchestrating: this thread orchestrates the run and its orchestration has not ended.
     [[nodiscard]] bool is_orchestrating() const {
         return owns_run() && phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating;
@@ -85,6 +66,12 @@ struct Runtime::Impl {
     void link_instance(std::span<const InstanceNode> nodes, TaskId first);
     void record_instance_node(const InstanceNode& n, TaskId id);
     void release_scope(TaskId begin, TaskId end);
+    /// flush_links: splices the staged edges (EdgeLinker::flush) and finishes what that completed.
+    void flush_links() {
+        if (!linker.has_staged()) return;
+        linker.flush(engine, orchestrator_ctx, stats, config.profile_orchestrator);
+        finish_orchestrator_completions();
+    }
     [[nodiscard]] std::span<const TensorArg> task_tensors(TaskId id) const;
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
     void count_submit(const TaskSpec& spec);
@@ -106,7 +93,7 @@ struct Runtime::Impl {
                                  const InstanceEdges* edges);
     void check_heap_need(std::uint64_t reserve_bytes, TaskId id, const TaskSpec* spec) const;
     std::string describe_task(TaskId id, const TaskSpec* spec = nullptr) const;
-    // Room and retirement (reservation.cpp).
+    // Room and retirement (back_pressure.cpp).
     void reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes,
                  std::uint64_t arg_bytes);
     TaskId try_retire();
@@ -118,10 +105,8 @@ struct Runtime::Impl {
     [[noreturn]] void throw_awaited_unsuccessful(TaskId task);
     [[noreturn]] void throw_deadlock(std::string_view knob) const;
     std::uint64_t knob_value(std::string_view knob) const;
-    // Fanout linking (edge_linking.cpp).
-    std::uint32_t select_producers(TaskId id, std::span<const TaskId> producers);
-    void stage_links(std::uint32_t slot, const std::uint32_t* producers, std::uint32_t count);
-    void flush_links();
+    /// finish_orchestrator_completions: ends the tasks the orchestrator's own completions cancelled and
+    /// publishes what ended on this thread, like a scheduler pass (submit.cpp).
     void finish_orchestrator_completions();
 
     const RuntimeConfig config;
@@ -130,12 +115,10 @@ struct Runtime::Impl {
     std::unique_ptr<detail::ComputePool> compute;
     std::vector<std::unique_ptr<detail::Scheduler>> schedulers;
 
-    // Orchestrator-private state.
-    std::unique_ptr<detail::SlotBook[]> books;
+    // Orchestrator-private components.
+    detail::TaskWindow window;
+    detail::EdgeLinker linker;
     detail::HeapRing heap;
-    std::uint64_t next_id = 0;
-    std::uint64_t run_first_id = 0;
-    std::uint64_t retired_before = 0;
     /// phase: the run lifecycle (run_phase.h). Claimed with an acq_rel CAS from Idle or Draining (begin_run,
     /// register_kernel), which pairs with the release store of the previous holder's last transition, so
     /// the new holder sees everything the old one wrote; every other transition is a release store by the
@@ -144,8 +127,7 @@ struct Runtime::Impl {
     const void* outer_owned_run = nullptr;  // the thread's t_owned_run before begin_run (another runtime's)
     bool aborted = false;      // a stall aborted this run: what had not started is being cancelled
     StallReport abort_report;  // the stall that aborted the run
-    std::vector<StallReport> pending_stalls;   // reports of a draining run, for its final report
-    std::vector<TaskId> retired_unsuccessful;  // this run's failed or cancelled tasks that retired, ascending
+    std::vector<StallReport> pending_stalls;  // reports of a draining run, for its final report
     std::int64_t run_start_ns = 0;
     // Quiet-period tracking for prove_deadlock: progress seen last, and since when nothing moved.
     std::uint64_t quiet_epoch = 0;
@@ -168,13 +150,6 @@ struct Runtime::Impl {
     std::vector<TaskId> instance_scratch;
     std::vector<std::uint32_t> edge_check_cursor;  // scratch of validate_instance_edges
     detail::EdgeTableHolds edge_table_holds;       // tables of instances with unretired tasks
-
-    std::vector<std::uint32_t> candidates;        // producer slots selected for linking (scratch)
-    std::vector<std::uint32_t> staged_producers;  // producers with staged consumers (SlotBook::staged_*)
-    std::uint64_t staged_edges = 0;
-    /// Staged edges that force a flush even inside a scope: bounds how long a long scope delays its
-    /// consumers and how much the flush touches at once.
-    static constexpr std::uint64_t kMaxStagedEdges = 4096;
     std::vector<SubtaskRecord> subtask_records;
     std::vector<AicpuRecord> aicpu_records;  // orchestrator's while running, then the schedulers' appended
     /// aicpu_sink: where orchestrator intervals go, or null when not recording.
@@ -182,9 +157,7 @@ struct Runtime::Impl {
     RunReport last_report;
 
     // Shared with the watchdog.
-    std::atomic<std::uint64_t> submits_published{0};  // orchestrator stores (relaxed) after each submit
-    std::atomic<bool> orchestrator_waiting{false};    // the orchestrator is parked inside the runtime
-    std::atomic<std::uint64_t> retired_published{0};  // retired_before, stored (relaxed) by try_retire
+    std::atomic<bool> orchestrator_waiting{false};  // the orchestrator is parked inside the runtime
     std::unique_ptr<detail::Watchdog> watchdog;
 };
 

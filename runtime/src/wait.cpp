@@ -1,7 +1,7 @@
 // TaskPort::wait_for: the orchestrator blocks until given tasks have completed, so a data-dependent graph can
 // read their outputs before deciding what to submit next. It parks like wait_for_retirement
-// (reservation.cpp), with the same watchdog and deadlock proof, and is woken by the awaited task's completer
-// (Engine::end_task).
+// (back_pressure.cpp), with the same watchdog and deadlock proof, and is woken by the awaited task's
+// completer (Engine::end_task).
 #include <algorithm>
 #include <string>
 
@@ -22,21 +22,21 @@ void detail::TaskPort::wait_for(std::span<const TaskId> tasks) {
 void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
     check_run_open("wait_for");
     for (const TaskId t : tasks) {
-        if (t.value < run_first_id || t.value >= next_id) [[unlikely]]
+        if (t.value < window.run_first_id() || t.value >= window.next_id()) [[unlikely]]
             detail::throw_error(
                 ErrorCode::InvalidArgument,
                 "wait_for(task " + std::to_string(t.value) + "): " +
-                    (t.value >= next_id
-                         ? "not submitted yet (the next task is " + std::to_string(next_id) + ")"
+                    (t.value >= window.next_id()
+                         ? "not submitted yet (the next task is " + std::to_string(window.next_id()) + ")"
                          : "a task of an earlier run (this run began at task " +
-                               std::to_string(run_first_id) + ")") +
+                               std::to_string(window.run_first_id()) + ")") +
                     "; wait only for tasks this orchestration function submitted");
     }
     if (tasks.empty()) return;
     ++stats.waits;
     if (config.record_graph)
         for (const TaskId t : tasks)
-            graph.waits.push_back(RecordedWait{TaskId{next_id}, t});
+            graph.waits.push_back(RecordedWait{TaskId{window.next_id()}, t});
     const bool serial = config.orchestration == OrchestrationMode::Serial;
     if (serial || !std::all_of(tasks.begin(), tasks.end(), [&](TaskId t) { return is_complete(t); })) {
         const std::int64_t start_ns = detail::steady_ns();
@@ -49,7 +49,7 @@ void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
             // Nothing runs during a serial orchestration. Run everything submitted so far, then pause the
             // schedulers again, so orchestration and execution still never overlap (docs/api.md).
             resume_dispatch();
-            for (std::uint64_t id = retired_before; id < next_id; ++id)
+            for (std::uint64_t id = window.retired_before(); id < window.next_id(); ++id)
                 wait_for_one(TaskId{id});
             quiesce_schedulers();
         } else {
@@ -59,13 +59,13 @@ void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
         stats.wait_ns += detail::steady_ns() - start_ns;
     }
     // Retirement (or the slot's outcome) tells how each ended; report the first that did not succeed.
-    const RetiredTasks retired{TaskId{retired_before}, retired_unsuccessful};
+    const RetiredTasks retired = window.retired();
     for (const TaskId t : tasks) {
         const bool unsuccessful =
-            t.value < retired_before
+            t.value < window.retired_before()
                 ? retired.is_unsuccessful(t)
-                : engine.slots[static_cast<std::uint32_t>(t.value) & engine.window_mask].outcome.load(
-                      std::memory_order_relaxed) != Outcome::Ok;  // after the acquire that saw it closed
+                : engine.slots[window.slot_of(t.value)].outcome.load(std::memory_order_relaxed) !=
+                      Outcome::Ok;  // after the acquire that saw it closed
         if (unsuccessful) [[unlikely]]
             throw_awaited_unsuccessful(t);
     }
@@ -74,14 +74,13 @@ void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
 bool Runtime::Impl::is_complete(TaskId task) const {
     // Acquire (seq_cst): pairs with the completer's close CAS (release), so the task's outputs and outcome
     // are visible; seq_cst also for the handshake with Engine::end_task (see Engine::awaited_slot).
-    return task.value < retired_before ||
+    return task.value < window.retired_before() ||
            detail::link_is_closed(
-               engine.slots[static_cast<std::uint32_t>(task.value) & engine.window_mask].link.load(
-                   std::memory_order_seq_cst));
+               engine.slots[window.slot_of(task.value)].link.load(std::memory_order_seq_cst));
 }
 
 void Runtime::Impl::wait_for_one(TaskId task) {
-    const std::uint32_t slot = static_cast<std::uint32_t>(task.value) & engine.window_mask;
+    const std::uint32_t slot = window.slot_of(task.value);
     const auto is_done = [&] { return is_complete(task); };
     if (is_done()) return;
     // Published for the whole wait (not per park), so the watchdog never takes this wait for an
@@ -110,8 +109,8 @@ void Runtime::Impl::wait_for_one(TaskId task) {
 }
 
 void Runtime::Impl::throw_awaited_unsuccessful(TaskId task) {
-    const bool is_retired = task.value < retired_before;
-    const std::uint32_t slot = static_cast<std::uint32_t>(task.value) & engine.window_mask;
+    const bool is_retired = task.value < window.retired_before();
+    const std::uint32_t slot = window.slot_of(task.value);
     std::string text = "wait_for: task " + std::to_string(task.value);
     if (!is_retired && engine.slots[slot].kind == TaskKind::Kernel)
         text += " (kernel " + engine.kernel_name(engine.slots[slot].funcs[0]) + ")";

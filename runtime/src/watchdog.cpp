@@ -122,7 +122,7 @@ void Watchdog::arm(bool new_run) {
         armed_ = true;
         rebase_ = true;
         run_start_ns_ = runtime_.run_start_ns;
-        run_first_id_ = runtime_.run_first_id;
+        run_first_id_ = runtime_.window.run_first_id();
         if (new_run) {
             reports_.clear();
             aborted_ = false;
@@ -183,8 +183,7 @@ std::vector<StallReport> Watchdog::take_reports() {
 Watchdog::Progress Watchdog::progress() const {
     // Relaxed: any change is progress; the values are never used to reach other data.
     return Progress{runtime_.engine.progress_epoch.load(std::memory_order_relaxed),
-                    runtime_.submits_published.load(std::memory_order_relaxed),
-                    runtime_.retired_published.load(std::memory_order_relaxed)};
+                    runtime_.window.published_submitted(), runtime_.window.published_retired()};
 }
 
 StallFacts Watchdog::sample() const {
@@ -203,14 +202,14 @@ StallFacts Watchdog::sample() const {
     f.ready_queued = !engine.ready.all_empty();
     f.dispatch_enabled = engine.dispatch_enabled.load(std::memory_order_relaxed);
     f.orchestrator_waiting = runtime_.orchestrator_waiting.load(std::memory_order_relaxed);
-    f.submitted = runtime_.submits_published.load(std::memory_order_relaxed);
+    f.submitted = runtime_.window.published_submitted();
     f.finished = engine.finished_tasks.load(std::memory_order_relaxed);
-    f.oldest_unretired = runtime_.retired_published.load(std::memory_order_relaxed);
+    f.oldest_unretired = runtime_.window.published_retired();
     // Unfinished tasks: those whose link word is not closed, oldest first. Only atomics are read, so a
     // slot the orchestrator reuses meanwhile costs at most a wrong id in a report.
     const std::uint64_t end = run_first_id_ + f.submitted;
     for (std::uint64_t id = f.oldest_unretired; id < end && f.unfinished.size() < kMaxStuckIds; ++id) {
-        const TaskSlot& slot = engine.slots[static_cast<std::uint32_t>(id) & engine.window_mask];
+        const TaskSlot& slot = engine.slots[runtime_.window.slot_of(id)];
         if (!link_is_closed(slot.link.load(std::memory_order_relaxed))) f.unfinished.push_back(id);
     }
     return f;
