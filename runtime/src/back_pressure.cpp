@@ -51,8 +51,7 @@ void Runtime::Impl::throw_deadlock(std::string_view knob) const {
                                 "cannot free any " +
                                 knob_text);
     }
-    if (config.orchestration == OrchestrationMode::Serial &&
-        phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating) {
+    if (config.orchestration == OrchestrationMode::Serial && run.orchestrating_relaxed()) {
         detail::throw_error(ErrorCode::CapacityDeadlock,
                             knob_text + " is exhausted after " +
                                 std::to_string(window.next_id() - window.run_first_id()) +
@@ -77,8 +76,8 @@ void Runtime::Impl::wait_for_retirement(std::string_view knob) {
         if (try_retire().value > before) return;
         const std::uint64_t oldest_id = window.retired_before();
         const std::uint32_t oldest = window.slot_of(oldest_id);
-        const bool serial_blocked = config.orchestration == OrchestrationMode::Serial &&
-                                    phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating;
+        const bool serial_blocked =
+            config.orchestration == OrchestrationMode::Serial && run.orchestrating_relaxed();
         if (window.all_retired() || window.is_scope_held(oldest_id) || serial_blocked) throw_deadlock(knob);
         if (watchdog->stalled() ||
             prove_deadlock("wait_for_retirement (RuntimeConfig::" + std::string(knob) + ")")) [[unlikely]]

@@ -17,25 +17,16 @@ bool Runtime::Impl::should_check_deadlock() {
     const std::uint64_t epoch = engine.progress_epoch.load(std::memory_order_relaxed) +
                                 engine.finished_tasks.load(std::memory_order_relaxed) +
                                 window.retired_before();
-    const std::int64_t now = detail::steady_ns();
-    if (epoch != quiet_epoch) {
-        quiet_epoch = epoch;
-        quiet_since_ns = now;
-        quiet_checked = false;
-        return false;
-    }
-    // At most one check per quiet period: a deadlock can only begin with progress (the last running
-    // task finishing), which starts a new period. Checking again without progress would only quiesce the
-    // schedulers over and over, and a slow machine could then starve them of passes.
-    if (quiet_checked || now - quiet_since_ns < kDeadlockQuietNs) return false;
-    quiet_checked = true;
+    // At most one look per quiet period (RunState::look_is_due); a slow machine could otherwise starve
+    // the schedulers of passes by quiescing them over and over.
+    if (!run.look_is_due(epoch, detail::steady_ns())) return false;
     for (auto& s : schedulers)
         if (s->busy_cores() != 0) return false;
     return engine.ready.all_empty();
 }
 
 bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
-    if (aborted || !should_check_deadlock()) return false;
+    if (run.aborted() || !should_check_deadlock()) return false;
     const bool was_dispatching = engine.dispatch_enabled.load(std::memory_order_relaxed);
     if (!was_dispatching) return false;  // serial mode before the orchestration ended: nothing could run
     quiesce_schedulers();

@@ -88,7 +88,7 @@ Runtime::Impl::Impl(const RuntimeConfig& cfg)
 }
 
 Runtime::Impl::~Impl() {
-    const detail::RunPhase p = phase.load(std::memory_order_acquire);
+    const detail::RunPhase p = run.phase();
     // A kernel destroying the runtime of a draining run would wait for itself below.
     if ((p != detail::RunPhase::Idle && p != detail::RunPhase::Draining) ||
         (p == detail::RunPhase::Draining && detail::t_runtime_thread != nullptr)) [[unlikely]]
@@ -104,17 +104,10 @@ Runtime::Impl::~Impl() {
     compute.reset();
 }
 
-// ---- Impl: the run phase --------------------------------------------------------------------------------
-
-void Runtime::Impl::release_run(detail::RunPhase next) {
-    detail::t_owned_run = outer_owned_run;
-    outer_owned_run = nullptr;
-    // Release: pairs with the next claimant's CAS; nothing of this run is touched after it.
-    phase.store(next, std::memory_order_release);
-}
+// ---- Impl: refusing calls -------------------------------------------------------------------------------
 
 void Runtime::Impl::throw_run_in_progress(const char* call, detail::RunPhase seen) const {
-    if (owns_run())
+    if (run.owned_here())
         detail::throw_error(ErrorCode::RunInProgress,
                             std::string(call) +
                                 ": a run is already in progress on this runtime (started at task " +
@@ -131,7 +124,7 @@ void Runtime::Impl::terminate_destroyed_in_run(detail::RunPhase seen) const {
     std::string who;
     if (detail::t_runtime_thread != nullptr)
         who = std::string("from ") + detail::t_runtime_thread + " of its own";
-    else if (owns_run())
+    else if (run.owned_here())
         who =
             "by its own orchestrator thread (inside the orchestration function, or between begin_run and "
             "end_run)";
@@ -149,25 +142,17 @@ void Runtime::Impl::terminate_destroyed_in_run(detail::RunPhase seen) const {
 
 void Runtime::Impl::begin_run() {
     detail::check_not_reentrant("begin_run");
-    detail::RunPhase seen = detail::RunPhase::Idle;
-    bool recovering = false;
-    if (!phase.compare_exchange_strong(seen, detail::RunPhase::Starting, std::memory_order_acq_rel,
-                                       std::memory_order_acquire)) [[unlikely]] {
-        if (seen != detail::RunPhase::Draining ||
-            !phase.compare_exchange_strong(seen, detail::RunPhase::Starting, std::memory_order_acq_rel,
-                                           std::memory_order_acquire))
-            throw_run_in_progress("begin_run", seen);
-        recovering = true;
-    }
-    outer_owned_run = detail::t_owned_run;
-    detail::t_owned_run = this;
+    detail::RunPhase seen;
+    bool recovering;
+    if (!run.claim_run(seen, recovering)) [[unlikely]]
+        throw_run_in_progress("begin_run", seen);
     if (recovering) [[unlikely]]
         recover_aborted_run();  // throws Stall (back to Draining) if the aborted run's kernels have not
                                 // returned
     try {
         start_run();
     } catch (...) {
-        release_run(detail::RunPhase::Idle);
+        run.release(detail::RunPhase::Idle);
         throw;
     }
 }
@@ -194,8 +179,7 @@ void Runtime::Impl::start_run() {
     engine.record_sequence.store(0, std::memory_order_relaxed);
     engine.submitted_total.store(~0ull, std::memory_order_relaxed);
     engine.abort_requested.store(false, std::memory_order_relaxed);
-    aborted = false;
-    abort_report = StallReport{};
+    run.start_run();
 
     settings.record_subtasks = config.record_subtasks;
     settings.profile = config.profile_orchestrator;
@@ -215,19 +199,19 @@ void Runtime::Impl::start_run() {
         for (auto& p : engine.scheduler_parkers)
             p->unpark();
     }
-    phase.store(detail::RunPhase::Orchestrating, std::memory_order_release);
+    run.advance(detail::RunPhase::Orchestrating);
 }
 
 void Runtime::Impl::end_orchestration() {
-    if (!is_orchestrating()) [[unlikely]] {
-        if (owns_run()) return;  // ended already
+    if (!run.is_orchestrating()) [[unlikely]] {
+        if (run.owned_here()) return;  // ended already
         detail::check_not_reentrant("end_orchestration");
-        const detail::RunPhase p = phase.load(std::memory_order_acquire);
+        const detail::RunPhase p = run.phase();
         if (p == detail::RunPhase::Idle || p == detail::RunPhase::Draining) return;  // no run: nothing to end
         refuse_call("end_orchestration");
     }
     orchestration_ns = steady_ns() - run_start_ns;
-    phase.store(detail::RunPhase::Ending, std::memory_order_release);
+    run.advance(detail::RunPhase::Ending);
     engine.submitted_total.store(window.next_id() - window.run_first_id(), std::memory_order_seq_cst);
     if (config.orchestration == OrchestrationMode::Serial) {
         engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
@@ -237,9 +221,9 @@ void Runtime::Impl::end_orchestration() {
 }
 
 RunReport Runtime::Impl::end_run() {
-    if (!owns_run()) [[unlikely]] {
+    if (!run.owned_here()) [[unlikely]] {
         detail::check_not_reentrant("end_run");
-        const detail::RunPhase p = phase.load(std::memory_order_acquire);
+        const detail::RunPhase p = run.phase();
         if (p == detail::RunPhase::Idle || p == detail::RunPhase::Draining)
             detail::throw_error(ErrorCode::NoActiveRun, "end_run without a run in progress");
         refuse_call("end_run");
@@ -273,7 +257,7 @@ RunReport Runtime::Impl::end_run() {
 void Runtime::Impl::settle_run(bool recovering) {
     using Clock = std::chrono::steady_clock;
     const auto grace = std::chrono::milliseconds(std::max<std::uint32_t>(config.stall_timeout_ms, 100));
-    auto grace_end = aborted && !recovering ? Clock::now() + grace : Clock::time_point::max();
+    auto grace_end = run.aborted() && !recovering ? Clock::now() + grace : Clock::time_point::max();
     // Published for the whole wait, not per park, so the watchdog never samples a gap between parks and
     // mistakes this wait for an orchestration function gone quiet.
     orchestrator_waiting.store(true, std::memory_order_relaxed);
@@ -283,21 +267,21 @@ void Runtime::Impl::settle_run(bool recovering) {
     } waiting{orchestrator_waiting};
     for (;;) {
         if (engine.run_is_drained()) return;
-        if (!aborted && !recovering && prove_deadlock("end_run")) {
+        if (!run.aborted() && !recovering && prove_deadlock("end_run")) {
             // Proven with the schedulers quiesced: nothing runs, so there is nothing to give a grace period.
             abort_run();
             if (reap_if_idle()) return;
             grace_end = Clock::now() + grace;
             continue;
         }
-        if (!aborted && watchdog->stalled()) {
+        if (!run.aborted() && watchdog->stalled()) {
             abort_run();
             grace_end = Clock::now() + grace;
             continue;
         }
         // Aborted and nothing runs any more: the grace period is for running kernels, so reap at once.
-        if (aborted && should_check_deadlock() && reap_if_idle()) return;
-        if (aborted && (Clock::now() >= grace_end || (recovering && watchdog->stalled()))) {
+        if (run.aborted() && should_check_deadlock() && reap_if_idle()) return;
+        if (run.aborted() && (Clock::now() >= grace_end || (recovering && watchdog->stalled()))) {
             if (reap_if_idle()) return;
             // A kernel still runs: leave the run draining (see above) and report now.
             watchdog->disarm();
@@ -314,12 +298,11 @@ void Runtime::Impl::settle_run(bool recovering) {
             partial.subtasks = subtasks;
             partial.orchestration_ns = orchestration_ns;
             partial.aborted = true;
-            for (StallReport& r : watchdog->take_reports())
-                pending_stalls.push_back(std::move(r));
-            partial.stalls = pending_stalls;
+            run.keep_stalls(watchdog->take_reports());
+            partial.stalls = run.kept_stalls();
             last_report = std::move(partial);
             std::string text =
-                abort_report.message + "; the run was aborted, but " + std::to_string(running) +
+                run.abort_report().message + "; the run was aborted, but " + std::to_string(running) +
                 (recovering ? " subtask(s) still run after another stall_timeout_ms without progress"
                             : " subtask(s) still run after the grace period") +
                 " (oldest task ids:";
@@ -328,7 +311,7 @@ void Runtime::Impl::settle_run(bool recovering) {
             text +=
                 "): the next begin_run finishes the aborted run once they return (it throws Stall again if "
                 "they still do not), and the destructor waits for them";
-            release_run(detail::RunPhase::Draining);
+            run.release(detail::RunPhase::Draining);
             detail::throw_error(ErrorCode::Stall, std::move(text));
         }
         engine.orchestrator_parker.park_until(
@@ -338,14 +321,11 @@ void Runtime::Impl::settle_run(bool recovering) {
 }
 
 void Runtime::Impl::abort_run() {
-    if (aborted) return;
-    aborted = true;
-    // The abort changes what a look finds (nothing may start any more): allow one at once, so a run whose
-    // stuck tasks nothing runs for is reaped now instead of after the grace period.
-    quiet_checked = false;
-    quiet_since_ns = 0;
+    if (run.aborted()) return;
+    // The abort allows a deadlock look at once (RunState::abort), so a run whose stuck tasks nothing runs
+    // for is reaped now instead of after the grace period.
     watchdog->mark_aborted();
-    abort_report = watchdog->latest();
+    run.abort(watchdog->latest());
     detail::logger().warn("aborting the run of tasks {}..{}: every task not yet started is cancelled",
                           window.run_first_id(), window.next_id() - 1);
     // seq_cst: every thread that makes a task ready after this sees the flag (Engine::make_ready).
@@ -419,7 +399,7 @@ void Runtime::Impl::recover_aborted_run() {
 
 [[noreturn]] void Runtime::Impl::throw_stall_while_waiting(std::string_view knob) {
     abort_run();
-    detail::throw_error(ErrorCode::Stall, abort_report.message + " (while waiting for RuntimeConfig::" +
+    detail::throw_error(ErrorCode::Stall, run.abort_report().message + " (while waiting for RuntimeConfig::" +
                                               std::string(knob) + "); the run was aborted");
 }
 
@@ -458,11 +438,10 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
         std::lock_guard lock(engine.failures_mutex);
         report.failures = engine.failures;
     }
-    report.stalls = std::move(pending_stalls);
-    pending_stalls.clear();
+    report.stalls = run.take_kept_stalls();
     for (StallReport& r : watchdog->take_reports())
         report.stalls.push_back(std::move(r));
-    report.aborted = aborted;
+    report.aborted = run.aborted();
     std::sort(subtask_records.begin(), subtask_records.end(),
               [](const SubtaskRecord& a, const SubtaskRecord& b) { return a.dispatch_ns < b.dispatch_ns; });
     if (config.record_graph) {
@@ -477,12 +456,13 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
                            report.submitted, report.completed, report.failed, report.cancelled,
                            end_to_end_ns);
     std::string stall_text;
-    if (aborted && throw_if_aborted)
-        stall_text = abort_report.message + "; the run was aborted: " + std::to_string(report.cancelled) +
-                     " task(s) cancelled, " + std::to_string(report.failed) + " failed, " +
-                     std::to_string(report.completed) + " completed of " + std::to_string(report.submitted);
+    if (run.aborted() && throw_if_aborted)
+        stall_text = run.abort_report().message +
+                     "; the run was aborted: " + std::to_string(report.cancelled) + " task(s) cancelled, " +
+                     std::to_string(report.failed) + " failed, " + std::to_string(report.completed) +
+                     " completed of " + std::to_string(report.submitted);
     // Last: another thread may claim the runtime right after this.
-    if (release) release_run(detail::RunPhase::Idle);
+    if (release) run.release(detail::RunPhase::Idle);
     if (!stall_text.empty()) detail::throw_error(ErrorCode::Stall, std::move(stall_text));
     return report;
 }
@@ -498,11 +478,10 @@ const RuntimeConfig& Runtime::config() const {
 
 void Runtime::register_kernel(FuncId id, KernelInfo info) {
     detail::check_not_reentrant("register_kernel");
-    detail::RunPhase seen = detail::RunPhase::Idle;
+    detail::RunPhase seen;
     // Claims the runtime like begin_run, so a run another thread starts meanwhile cannot see a half-changed
     // kernel table.
-    if (!impl_->phase.compare_exchange_strong(seen, detail::RunPhase::Registering, std::memory_order_acq_rel,
-                                              std::memory_order_acquire)) [[unlikely]] {
+    if (!impl_->run.claim_registering(seen)) [[unlikely]] {
         if (seen == detail::RunPhase::Draining)
             detail::throw_error(ErrorCode::RunInProgress,
                                 "register_kernel(" + info.name +
@@ -513,9 +492,9 @@ void Runtime::register_kernel(FuncId id, KernelInfo info) {
                                 std::string(to_string(seen)) + "; register kernels before pto::run");
     }
     struct Unclaim {
-        std::atomic<detail::RunPhase>& phase;
-        ~Unclaim() { phase.store(detail::RunPhase::Idle, std::memory_order_release); }
-    } unclaim{impl_->phase};
+        detail::RunState& run;
+        ~Unclaim() { run.advance(detail::RunPhase::Idle); }
+    } unclaim{impl_->run};
     if (id.is_none()) [[unlikely]]
         detail::throw_error(ErrorCode::InvalidArgument,
                             "register_kernel(" + info.name + ") with FuncId none");
@@ -539,9 +518,7 @@ std::string Runtime::kernel_name(FuncId id) const {
 }
 
 bool Runtime::in_run() const {
-    const detail::RunPhase p = impl_->phase.load(std::memory_order_acquire);
-    return p == detail::RunPhase::Starting || p == detail::RunPhase::Orchestrating ||
-           p == detail::RunPhase::Ending;
+    return impl_->run.in_run();
 }
 
 const RunReport& Runtime::last_report() const {

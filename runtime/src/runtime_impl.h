@@ -14,7 +14,7 @@
 #include "edge_table_holds.h"
 #include "engine.h"
 #include "heap_ring.h"
-#include "run_phase.h"
+#include "run_state.h"
 #include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "scheduler.h"
@@ -33,13 +33,7 @@ struct Runtime::Impl {
     void start_run();
     void end_orchestration();
     RunReport end_run();
-    // The run phase (runtime.cpp; see run_phase.h).
-    void release_run(detail::RunPhase next);
-    [[nodiscard]] bool owns_run() const { return detail::t_owned_run == this; }
-    /// is_orchestrating: this thread orchestrates the run and its orchestration has not ended.
-    [[nodiscard]] bool is_orchestrating() const {
-        return owns_run() && phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating;
-    }
+    // Refusing calls that do not fit the run's phase (runtime.cpp, submit_validation.cpp).
     [[noreturn]] void refuse_call(const char* call) const;
     [[noreturn]] void throw_run_in_progress(const char* call, detail::RunPhase seen) const;
     [[noreturn]] void terminate_destroyed_in_run(detail::RunPhase seen) const;
@@ -119,25 +113,8 @@ struct Runtime::Impl {
     detail::TaskWindow window;
     detail::EdgeLinker linker;
     detail::HeapRing heap;
-    /// phase: the run lifecycle (run_phase.h). Claimed with an acq_rel CAS from Idle or Draining (begin_run,
-    /// register_kernel), which pairs with the release store of the previous holder's last transition, so
-    /// the new holder sees everything the old one wrote; every other transition is a release store by the
-    /// holder. Read (acquire) by any thread: in_run(), refused calls, the destructor.
-    std::atomic<detail::RunPhase> phase{detail::RunPhase::Idle};
-    const void* outer_owned_run = nullptr;  // the thread's t_owned_run before begin_run (another runtime's)
-    bool aborted = false;      // a stall aborted this run: what had not started is being cancelled
-    StallReport abort_report;  // the stall that aborted the run
-    std::vector<StallReport> pending_stalls;  // reports of a draining run, for its final report
+    detail::RunState run;  // the phase, who holds the run, the abort, the quiet period
     std::int64_t run_start_ns = 0;
-    // Quiet-period tracking for prove_deadlock: progress seen last, and since when nothing moved.
-    std::uint64_t quiet_epoch = 0;
-    std::int64_t quiet_since_ns = 0;
-    bool quiet_checked = false;  // prove_deadlock looked during this quiet period already
-    /// How long nothing must move before the orchestrator quiesces the schedulers to look for a deadlock:
-    /// long enough that a busy run never pays for the quiesce, short enough that a deadlock is reported
-    /// within the 100 ms promised in docs/reliability.md (with the orchestrator's 10 ms waits, about 20 ms
-    /// plus the quiesce on an idle machine; pto-deadlock-latency measures it).
-    static constexpr std::int64_t kDeadlockQuietNs = 10'000'000;
     std::int64_t orchestration_ns = 0;
     detail::CompletionContext orchestrator_ctx;
     std::uint64_t orchestrator_finished_published = 0;  // of orchestrator_ctx.counters, in finished_tasks

@@ -10,14 +10,14 @@ namespace pto {
 
 void Runtime::Impl::check_run_open(const char* call) const {
     // One thread-local compare and one relaxed load of a line this thread wrote last.
-    if (!is_orchestrating()) [[unlikely]]
+    if (!run.is_orchestrating()) [[unlikely]]
         refuse_call(call);
 }
 
 void Runtime::Impl::refuse_call(const char* call) const {
     detail::check_not_reentrant(call);
-    const detail::RunPhase p = phase.load(std::memory_order_acquire);
-    if (owns_run())
+    const detail::RunPhase p = run.phase();
+    if (run.owned_here())
         detail::throw_error(ErrorCode::NoActiveRun,
                             std::string(call) + " after end_orchestration: the run (from task " +
                                 std::to_string(window.run_first_id()) + ") no longer accepts tasks");

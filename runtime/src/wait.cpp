@@ -99,7 +99,7 @@ void Runtime::Impl::wait_for_one(TaskId task) {
         if (watchdog->stalled() || prove_deadlock("wait_for (task " + std::to_string(task.value) + ")"))
             [[unlikely]] {
             abort_run();
-            detail::throw_error(ErrorCode::Stall, abort_report.message +
+            detail::throw_error(ErrorCode::Stall, run.abort_report().message +
                                                       " (while the orchestration function waited for task " +
                                                       std::to_string(task.value) + "); the run was aborted");
         }
