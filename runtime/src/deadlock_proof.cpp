@@ -13,16 +13,12 @@
 namespace pto {
 
 bool Runtime::Impl::should_check_deadlock() {
-    // Relaxed: a stale value only delays or repeats one check, which decides under quiescence.
-    const std::uint64_t epoch = engine.progress_epoch.load(std::memory_order_relaxed) +
-                                engine.finished_tasks.load(std::memory_order_relaxed) +
-                                window.retired_before();
+    // A stale value only delays or repeats one look, which decides under quiescence.
+    const std::uint64_t epoch = observer.progress_epoch() + observer.finished() + window.retired_before();
     // At most one look per quiet period (RunState::look_is_due); a slow machine could otherwise starve
     // the schedulers of passes by quiescing them over and over.
     if (!run.look_is_due(epoch, detail::steady_ns())) return false;
-    for (auto& s : schedulers)
-        if (s->busy_cores() != 0) return false;
-    return engine.ready.all_empty();
+    return observer.running_cores().busy == 0 && !observer.ready_queued();
 }
 
 bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {

@@ -81,7 +81,8 @@ Runtime::Impl::Impl(const RuntimeConfig& cfg)
         compute = std::make_unique<detail::ComputePool>(config.compute_threads);
     for (std::uint32_t i = 0; i < config.scheduler_threads; ++i)
         schedulers.push_back(std::make_unique<detail::Scheduler>(engine, settings, compute.get(), i));
-    watchdog = std::make_unique<detail::Watchdog>(*this);
+    watchdog =
+        std::make_unique<detail::Watchdog>(observer, engine.orchestrator_parker, config.stall_timeout_ms);
     detail::logger().debug("runtime up: {} clusters x (1 AIC + {} AIV), {} scheduler threads, window {}",
                            config.cluster_count, config.aiv_per_cluster, config.scheduler_threads,
                            config.window_tasks);
@@ -192,7 +193,7 @@ void Runtime::Impl::start_run() {
 
     run_start_ns = steady_ns();
     settings.start_ns = run_start_ns;
-    watchdog->arm(/*new_run=*/true);
+    watchdog->arm(/*new_run=*/true, run_start_ns, window.run_first_id());
     if (config.orchestration == OrchestrationMode::Concurrent) {
         // seq_cst: pairs with the parked schedulers' re-check (Parker protocol).
         engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
@@ -285,12 +286,7 @@ void Runtime::Impl::settle_run(bool recovering) {
             if (reap_if_idle()) return;
             // A kernel still runs: leave the run draining (see above) and report now.
             watchdog->disarm();
-            std::uint64_t running = 0;
-            std::vector<std::uint64_t> ids;
-            for (auto& s : schedulers) {
-                running += s->busy_cores();
-                if (s->oldest_running_task() != ~0ull) ids.push_back(s->oldest_running_task());
-            }
+            const detail::RunningCores cores = observer.running_cores();
             RunReport partial;
             partial.submitted = window.next_id() - window.run_first_id();
             partial.kernel_tasks = kernel_tasks;
@@ -302,11 +298,11 @@ void Runtime::Impl::settle_run(bool recovering) {
             partial.stalls = run.kept_stalls();
             last_report = std::move(partial);
             std::string text =
-                run.abort_report().message + "; the run was aborted, but " + std::to_string(running) +
+                run.abort_report().message + "; the run was aborted, but " + std::to_string(cores.busy) +
                 (recovering ? " subtask(s) still run after another stall_timeout_ms without progress"
                             : " subtask(s) still run after the grace period") +
                 " (oldest task ids:";
-            for (std::uint64_t id : ids)
+            for (std::uint64_t id : cores.oldest)
                 text += " " + std::to_string(id);
             text +=
                 "): the next begin_run finishes the aborted run once they return (it throws Stall again if "
@@ -390,7 +386,7 @@ bool Runtime::Impl::reap_if_idle() {
 
 void Runtime::Impl::recover_aborted_run() {
     // The schedulers kept running with abort_requested set since end_run threw; wait for the rest.
-    watchdog->arm(/*new_run=*/false);
+    watchdog->arm(/*new_run=*/false, run_start_ns, window.run_first_id());
     settle_run(/*recovering=*/true);  // on failure: back to Draining, and throws
     detail::logger().warn("the aborted run of tasks {}..{} finished draining", window.run_first_id(),
                           window.next_id() - 1);

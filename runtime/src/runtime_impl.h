@@ -14,6 +14,7 @@
 #include "edge_table_holds.h"
 #include "engine.h"
 #include "heap_ring.h"
+#include "run_observer.h"
 #include "run_state.h"
 #include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
@@ -135,6 +136,7 @@ struct Runtime::Impl {
 
     // Shared with the watchdog.
     std::atomic<bool> orchestrator_waiting{false};  // the orchestrator is parked inside the runtime
+    detail::RunObserver observer{engine, window, schedulers, orchestrator_waiting};
     std::unique_ptr<detail::Watchdog> watchdog;
 };
 
