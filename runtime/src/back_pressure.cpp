@@ -14,7 +14,7 @@ using detail::Outcome;
 TaskId Runtime::Impl::try_retire() {
     // A producer with staged consumers must not retire before they are spliced: they hold references.
     flush_links();
-    const std::uint64_t retired = window.retire(engine.slots.get(), [&](const detail::RingMarks& marks) {
+    const std::uint64_t retired = window.retire(engine.tasks, [&](const detail::RingMarks& marks) {
         engine.edges.release_until(marks.edge_end);
         heap.release_until(marks.heap_end);
         engine.args.release_until(marks.args_end);
@@ -83,9 +83,9 @@ void Runtime::Impl::wait_for_retirement(std::string_view knob) {
             prove_deadlock("wait_for_retirement (RuntimeConfig::" + std::string(knob) + ")")) [[unlikely]]
             throw_stall_while_waiting(knob);  // aborts the run
         orchestrator_waiting.store(true, std::memory_order_relaxed);
-        engine.orchestrator_parker.park_until(
+        engine.wake.orchestrator().park_until(
             [&] {
-                return detail::link_refs(engine.slots[oldest].link.load(std::memory_order_seq_cst)) == 0 ||
+                return detail::link_refs(engine.tasks[oldest].link.load(std::memory_order_seq_cst)) == 0 ||
                        watchdog->stalled();
             },
             detail::Parker::Clock::now() + std::chrono::milliseconds(10));

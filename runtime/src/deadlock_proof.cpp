@@ -23,7 +23,7 @@ bool Runtime::Impl::should_check_deadlock() {
 
 bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
     if (run.aborted() || !should_check_deadlock()) return false;
-    const bool was_dispatching = engine.dispatch_enabled.load(std::memory_order_relaxed);
+    const bool was_dispatching = engine.control.dispatch_enabled(std::memory_order_relaxed);
     if (!was_dispatching) return false;  // serial mode before the orchestration ended: nothing could run
     quiesce_schedulers();
     bool idle = engine.ready.all_empty();
@@ -34,7 +34,7 @@ bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
     if (idle) {
         for (std::uint64_t id = window.retired_before(); id < window.next_id(); ++id) {
             const std::uint32_t slot = window.slot_of(id);
-            if (detail::link_is_closed(engine.slots[slot].link.load(std::memory_order_acquire))) continue;
+            if (detail::link_is_closed(engine.tasks[slot].link.load(std::memory_order_acquire))) continue;
             ++unfinished;
             if (stuck.size() < detail::kMaxStuckIds) stuck.push_back(TaskId{id});
         }
@@ -47,7 +47,7 @@ bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
         const std::uint64_t oldest_id = window.retired_before();
         const std::uint32_t oldest = window.slot_of(oldest_id);
         unretirable = !window.all_retired() && !window.is_scope_held(oldest_id) &&
-                      detail::link_refs(engine.slots[oldest].link.load(std::memory_order_acquire)) != 0;
+                      detail::link_refs(engine.tasks[oldest].link.load(std::memory_order_acquire)) != 0;
         if (unretirable) stuck.push_back(TaskId{window.retired_before()});
     }
     resume_dispatch();

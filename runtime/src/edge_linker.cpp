@@ -67,7 +67,7 @@ void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats
         Staging& producer = staging_[ps];
         const std::uint64_t refs = producer.count * kLinkRefUnit;
         EdgeNode& tail = engine.edges.node(producer.tail - 1);
-        std::atomic<std::uint64_t>& link = engine.slots[ps].link;
+        std::atomic<std::uint64_t>& link = engine.tasks[ps].link;
         std::uint64_t word = link.load(std::memory_order_relaxed);
         for (;;) {
             if (link_is_closed(word)) {
@@ -77,7 +77,7 @@ void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats
                 if (!link.compare_exchange_weak(word, word + refs, std::memory_order_acq_rel,
                                                 std::memory_order_relaxed))
                     continue;
-                const bool failed = engine.slots[ps].outcome.load(std::memory_order_relaxed) != Outcome::Ok;
+                const bool failed = engine.tasks[ps].outcome.load(std::memory_order_relaxed) != Outcome::Ok;
                 // The staged list was never published, so no other thread reads it while we walk it. Walk
                 // exactly `count` nodes: a failed splice attempt above may have pointed the tail's next
                 // into the producer's published list, which its completer walks.

@@ -10,7 +10,7 @@
 namespace pto::detail {
 
 std::uint64_t RunObserver::progress_epoch() const {
-    return engine_.progress_epoch.load(std::memory_order_relaxed);
+    return engine_.progress.epoch();
 }
 std::uint64_t RunObserver::submitted() const {
     return window_.published_submitted();
@@ -19,13 +19,13 @@ std::uint64_t RunObserver::retired_before() const {
     return window_.published_retired();
 }
 std::uint64_t RunObserver::finished() const {
-    return engine_.finished_tasks.load(std::memory_order_relaxed);
+    return engine_.progress.finished();
 }
 bool RunObserver::ready_queued() const {
     return !engine_.ready.all_empty();
 }
 bool RunObserver::dispatch_enabled() const {
-    return engine_.dispatch_enabled.load(std::memory_order_relaxed);
+    return engine_.control.dispatch_enabled(std::memory_order_relaxed);
 }
 bool RunObserver::orchestrator_waiting() const {
     return orchestrator_waiting_.load(std::memory_order_relaxed);
@@ -46,7 +46,7 @@ RunningCores RunObserver::running_cores() const {
 }
 
 bool RunObserver::is_finished(std::uint64_t id) const {
-    return link_is_closed(engine_.slots[window_.slot_of(id)].link.load(std::memory_order_relaxed));
+    return link_is_closed(engine_.tasks[window_.slot_of(id)].link.load(std::memory_order_relaxed));
 }
 
 }  // namespace pto::detail

@@ -82,7 +82,7 @@ Runtime::Impl::Impl(const RuntimeConfig& cfg)
     for (std::uint32_t i = 0; i < config.scheduler_threads; ++i)
         schedulers.push_back(std::make_unique<detail::Scheduler>(engine, settings, compute.get(), i));
     watchdog =
-        std::make_unique<detail::Watchdog>(observer, engine.orchestrator_parker, config.stall_timeout_ms);
+        std::make_unique<detail::Watchdog>(observer, engine.wake.orchestrator(), config.stall_timeout_ms);
     detail::logger().debug("runtime up: {} clusters x (1 AIC + {} AIV), {} scheduler threads, window {}",
                            config.cluster_count, config.aiv_per_cluster, config.scheduler_threads,
                            config.window_tasks);
@@ -172,14 +172,9 @@ void Runtime::Impl::start_run() {
     graph.clear();
     subtask_records.clear();
     aicpu_records.clear();
-    {
-        std::lock_guard lock(engine.failures_mutex);
-        engine.failures.clear();
-    }
-    engine.finished_tasks.store(0, std::memory_order_relaxed);
-    engine.record_sequence.store(0, std::memory_order_relaxed);
-    engine.submitted_total.store(~0ull, std::memory_order_relaxed);
-    engine.abort_requested.store(false, std::memory_order_relaxed);
+    engine.failures.clear();
+    engine.progress.start_run();
+    engine.control.clear_abort();
     run.start_run();
 
     settings.record_subtasks = config.record_subtasks;
@@ -195,10 +190,8 @@ void Runtime::Impl::start_run() {
     settings.start_ns = run_start_ns;
     watchdog->arm(/*new_run=*/true, run_start_ns, window.run_first_id());
     if (config.orchestration == OrchestrationMode::Concurrent) {
-        // seq_cst: pairs with the parked schedulers' re-check (Parker protocol).
-        engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
-        for (auto& p : engine.scheduler_parkers)
-            p->unpark();
+        engine.control.enable_dispatch();
+        engine.wake.wake_all_schedulers();
     }
     run.advance(detail::RunPhase::Orchestrating);
 }
@@ -213,11 +206,10 @@ void Runtime::Impl::end_orchestration() {
     }
     orchestration_ns = steady_ns() - run_start_ns;
     run.advance(detail::RunPhase::Ending);
-    engine.submitted_total.store(window.next_id() - window.run_first_id(), std::memory_order_seq_cst);
+    engine.progress.end_submission(window.submitted());
     if (config.orchestration == OrchestrationMode::Serial) {
-        engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
-        for (auto& p : engine.scheduler_parkers)
-            p->unpark();
+        engine.control.enable_dispatch();
+        engine.wake.wake_all_schedulers();
     }
 }
 
@@ -267,7 +259,7 @@ void Runtime::Impl::settle_run(bool recovering) {
         ~WaitingFlag() { flag.store(false, std::memory_order_relaxed); }
     } waiting{orchestrator_waiting};
     for (;;) {
-        if (engine.run_is_drained()) return;
+        if (engine.progress.is_drained()) return;
         if (!run.aborted() && !recovering && prove_deadlock("end_run")) {
             // Proven with the schedulers quiesced: nothing runs, so there is nothing to give a grace period.
             abort_run();
@@ -310,8 +302,8 @@ void Runtime::Impl::settle_run(bool recovering) {
             run.release(detail::RunPhase::Draining);
             detail::throw_error(ErrorCode::Stall, std::move(text));
         }
-        engine.orchestrator_parker.park_until(
-            [&] { return engine.run_is_drained() || watchdog->stalled(); },
+        engine.wake.orchestrator().park_until(
+            [&] { return engine.progress.is_drained() || watchdog->stalled(); },
             std::min(grace_end, Clock::now() + std::chrono::milliseconds(10)));
     }
 }
@@ -324,10 +316,9 @@ void Runtime::Impl::abort_run() {
     run.abort(watchdog->latest());
     detail::logger().warn("aborting the run of tasks {}..{}: every task not yet started is cancelled",
                           window.run_first_id(), window.next_id() - 1);
-    // seq_cst: every thread that makes a task ready after this sees the flag (Engine::make_ready).
-    engine.abort_requested.store(true, std::memory_order_seq_cst);
-    for (auto& p : engine.scheduler_parkers)
-        p->unpark();
+    // Every thread that makes a task ready after this sees the flag (Engine::make_ready).
+    engine.control.request_abort();
+    engine.wake.wake_all_schedulers();
     // The schedulers cancel what they pop from now on; cancelling the queues here too ends the run even
     // when the schedulers are what stalled (ready but not dispatched).
     engine.cancel_queued(orchestrator_ctx);
@@ -338,24 +329,21 @@ void Runtime::Impl::quiesce_schedulers() {
     // The schedulers acknowledge the epoch only while dispatch is disabled (see
     // Scheduler::acknowledged_epoch); after that their private state (statistics, cores) is stable and
     // visible here.
-    engine.dispatch_enabled.store(false, std::memory_order_seq_cst);
-    const std::uint64_t epoch = engine.quiesce_epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
-    for (auto& p : engine.scheduler_parkers)
-        p->unpark();
+    const std::uint64_t epoch = engine.control.quiesce();
+    engine.wake.wake_all_schedulers();
     // A scheduler that read the old epoch just before it saw dispatch disabled acknowledges that one and
     // parks; waking it again lets it acknowledge this one without waiting out its park limit.
     for (std::size_t i = 0; i < schedulers.size(); ++i) {
         while (schedulers[i]->acknowledged_epoch() != epoch) {
-            engine.scheduler_parkers[i]->unpark();
+            engine.wake.wake_scheduler(static_cast<std::uint32_t>(i));
             std::this_thread::yield();
         }
     }
 }
 
 void Runtime::Impl::resume_dispatch() {
-    engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
-    for (auto& p : engine.scheduler_parkers)
-        p->unpark();
+    engine.control.enable_dispatch();
+    engine.wake.wake_all_schedulers();
 }
 
 bool Runtime::Impl::reap_if_idle() {
@@ -373,14 +361,14 @@ bool Runtime::Impl::reap_if_idle() {
     std::uint64_t reaped = 0;
     for (std::uint64_t id = window.retired_before(); id < window.next_id(); ++id) {
         const std::uint32_t slot = window.slot_of(id);
-        if (detail::link_is_closed(engine.slots[slot].link.load(std::memory_order_acquire))) continue;
+        if (detail::link_is_closed(engine.tasks[slot].link.load(std::memory_order_acquire))) continue;
         engine.complete_task(slot, detail::Outcome::Cancelled, orchestrator_ctx);
         ++reaped;
     }
     finish_orchestrator_completions();
     if (reaped != 0)
         detail::logger().warn("cancelled {} task(s) that could never become ready after the abort", reaped);
-    PTO_ASSERT(engine.run_is_drained(), "every task ended once the stuck ones were cancelled");
+    PTO_ASSERT(engine.progress.is_drained(), "every task ended once the stuck ones were cancelled");
     return true;
 }
 
@@ -430,10 +418,7 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
     report.end_to_end_ns = end_to_end_ns;
     report.start_steady_ns = run_start_ns;
     report.orchestrator = stats;
-    {
-        std::lock_guard lock(engine.failures_mutex);
-        report.failures = engine.failures;
-    }
+    report.failures = engine.failures.snapshot();
     report.stalls = run.take_kept_stalls();
     for (StallReport& r : watchdog->take_reports())
         report.stalls.push_back(std::move(r));

@@ -118,7 +118,7 @@ struct Runtime::Impl {
     std::int64_t run_start_ns = 0;
     std::int64_t orchestration_ns = 0;
     detail::CompletionContext orchestrator_ctx;
-    std::uint64_t orchestrator_finished_published = 0;  // of orchestrator_ctx.counters, in finished_tasks
+    std::uint64_t orchestrator_finished_published = 0;  // of orchestrator_ctx.counters, in engine.progress
     OrchestratorStats stats;
     std::uint64_t kernel_tasks = 0;
     std::uint64_t framework_tasks = 0;

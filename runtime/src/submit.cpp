@@ -24,7 +24,7 @@ using detail::TaskSlot;
 
 std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool scoped) {
     const std::uint32_t slot = window.slot_of(id.value);
-    TaskSlot& t = engine.slots[slot];
+    TaskSlot& t = engine.tasks[slot];
     // Relaxed: the slot is unpublished; the first link CAS or the ready-queue push releases these stores.
     t.blocks_claimed.store(0, std::memory_order_relaxed);
     t.blocks_finished.store(0, std::memory_order_relaxed);
@@ -55,7 +55,7 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
     }
     const std::uint64_t args_offset =
         keep ? engine.args.write(spec.tensors, spec.scalars) : detail::SlotInfo::kNoArguments;
-    engine.slot_info[slot] = detail::SlotInfo{id.value, args_offset};
+    engine.tasks.info(slot) = detail::SlotInfo{id.value, args_offset};
     return slot;
 }
 
@@ -106,7 +106,7 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
     }
 
     const std::uint32_t slot = init_slot(spec, id, scoped);
-    TaskSlot& t = engine.slots[slot];
+    TaskSlot& t = engine.tasks[slot];
     {
         // Ends before flush_links, which times itself into the same counter.
         PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
@@ -169,7 +169,7 @@ void Runtime::Impl::init_instance_slots(std::span<const InstanceNode> nodes, Tas
         const InstanceNode& n = nodes[i];
         const TaskId id = first.plus(i);
         const std::uint32_t slot = init_slot(n.spec, id, scoped);
-        TaskSlot& t = engine.slots[slot];
+        TaskSlot& t = engine.tasks[slot];
         t.static_consumer_count = static_cast<std::uint16_t>(n.consumer_offsets.size());
         t.static_consumers = n.consumer_offsets.data();
         t.static_producer_count = static_cast<std::uint16_t>(n.producer_offsets.size());
@@ -207,7 +207,7 @@ void Runtime::Impl::link_instance(std::span<const InstanceNode> nodes, TaskId fi
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const InstanceNode& n = nodes[i];
         const std::uint32_t slot = window.slot_of(first.value + i);
-        const std::uint32_t external = engine.slots[slot].fanin_edge_count;
+        const std::uint32_t external = engine.tasks[slot].fanin_edge_count;
         linker.stage(slot, offset, external, engine.edges);
         offset += external;
         if (n.spec.kind == TaskKind::Alloc) {
@@ -221,7 +221,7 @@ void Runtime::Impl::link_instance(std::span<const InstanceNode> nodes, TaskId fi
 std::span<const TensorArg> Runtime::Impl::task_tensors(TaskId id) const {
     if (id.value < window.retired_before() || id.value >= window.next_id()) return {};
     const std::uint32_t slot = window.slot_of(id.value);
-    if (engine.slot_info[slot].args_offset == detail::SlotInfo::kNoArguments) return {};
+    if (engine.tasks.info(slot).args_offset == detail::SlotInfo::kNoArguments) return {};
     const detail::ArgRecord& record = engine.args_of(slot);
     return {record.tensors(), record.tensor_count};
 }
@@ -238,7 +238,7 @@ void Runtime::Impl::finish_orchestrator_completions() {
     orchestrator_finished_published = ended;
     if (orchestrator_ctx.pushed_ready) {
         orchestrator_ctx.pushed_ready = false;
-        if (config.orchestration == OrchestrationMode::Concurrent) engine.wake_schedulers();
+        if (config.orchestration == OrchestrationMode::Concurrent) engine.wake.wake_sleeping_schedulers();
     }
 }
 

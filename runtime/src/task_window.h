@@ -12,7 +12,7 @@
 
 #include "pto/runtime/ids.h"
 #include "slot_map.h"
-#include "task_slot.h"
+#include "task_table.h"
 
 namespace pto::detail {
 
@@ -82,13 +82,13 @@ class TaskWindow {
     /// link word holds no reference, calling free_rings(marks) for each so the rings free its room;
     /// returns the new watermark. A task that failed or was cancelled is remembered (retired()).
     template <class FreeRings>
-    std::uint64_t retire(const TaskSlot* slots, FreeRings&& free_rings) {
+    std::uint64_t retire(const TaskTable& tasks, FreeRings&& free_rings) {
         while (retired_before_ < next_id_) {
             const std::uint32_t slot = slot_of(retired_before_);
             // Acquire pairs with the last drop_reference (seq_cst RMW): every thread is done with the slot.
-            if (books_[slot].scope_held || link_refs(slots[slot].link.load(std::memory_order_acquire)) != 0)
+            if (books_[slot].scope_held || link_refs(tasks[slot].link.load(std::memory_order_acquire)) != 0)
                 break;
-            if (slots[slot].outcome.load(std::memory_order_relaxed) != Outcome::Ok) [[unlikely]]
+            if (tasks[slot].outcome.load(std::memory_order_relaxed) != Outcome::Ok) [[unlikely]]
                 unsuccessful_.push_back(TaskId{retired_before_});  // in id order: sorted
             free_rings(books_[slot].marks);
             ++retired_before_;

@@ -64,7 +64,7 @@ void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
         const bool unsuccessful =
             t.value < window.retired_before()
                 ? retired.is_unsuccessful(t)
-                : engine.slots[window.slot_of(t.value)].outcome.load(std::memory_order_relaxed) !=
+                : engine.tasks[window.slot_of(t.value)].outcome.load(std::memory_order_relaxed) !=
                       Outcome::Ok;  // after the acquire that saw it closed
         if (unsuccessful) [[unlikely]]
             throw_awaited_unsuccessful(t);
@@ -73,10 +73,11 @@ void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
 
 bool Runtime::Impl::is_complete(TaskId task) const {
     // Acquire (seq_cst): pairs with the completer's close CAS (release), so the task's outputs and outcome
-    // are visible; seq_cst also for the handshake with Engine::end_task (see Engine::awaited_slot).
+    // are visible; seq_cst also for the handshake with Engine::end_task (see "The awaited slot" in
+    // run_progress.h).
     return task.value < window.retired_before() ||
            detail::link_is_closed(
-               engine.slots[window.slot_of(task.value)].link.load(std::memory_order_seq_cst));
+               engine.tasks[window.slot_of(task.value)].link.load(std::memory_order_seq_cst));
 }
 
 void Runtime::Impl::wait_for_one(TaskId task) {
@@ -89,12 +90,12 @@ void Runtime::Impl::wait_for_one(TaskId task) {
     struct Unpublish {
         Runtime::Impl& rt;
         ~Unpublish() {
-            rt.engine.awaited_slot.store(detail::Engine::kNoAwaitedSlot, std::memory_order_relaxed);
+            rt.engine.progress.stop_awaiting();
             rt.orchestrator_waiting.store(false, std::memory_order_relaxed);
         }
     } unpublish{*this};
     // seq_cst: the waiter's half of the handshake in Engine::end_task (store, then re-check the link word).
-    engine.awaited_slot.store(slot, std::memory_order_seq_cst);
+    engine.progress.await_slot(slot);
     while (!is_done()) {
         if (watchdog->stalled() || prove_deadlock("wait_for (task " + std::to_string(task.value) + ")"))
             [[unlikely]] {
@@ -103,7 +104,7 @@ void Runtime::Impl::wait_for_one(TaskId task) {
                                                       " (while the orchestration function waited for task " +
                                                       std::to_string(task.value) + "); the run was aborted");
         }
-        engine.orchestrator_parker.park_until([&] { return is_done() || watchdog->stalled(); },
+        engine.wake.orchestrator().park_until([&] { return is_done() || watchdog->stalled(); },
                                               detail::Parker::Clock::now() + std::chrono::milliseconds(10));
     }
 }
@@ -112,14 +113,13 @@ void Runtime::Impl::throw_awaited_unsuccessful(TaskId task) {
     const bool is_retired = task.value < window.retired_before();
     const std::uint32_t slot = window.slot_of(task.value);
     std::string text = "wait_for: task " + std::to_string(task.value);
-    if (!is_retired && engine.slots[slot].kind == TaskKind::Kernel)
-        text += " (kernel " + engine.kernel_name(engine.slots[slot].funcs[0]) + ")";
+    if (!is_retired && engine.tasks[slot].kind == TaskKind::Kernel)
+        text += " (kernel " + engine.kernel_name(engine.tasks[slot].funcs[0]) + ")";
     // The task's own failure message, or (cancelled) the first failure of the run, which caused it or
     // happened first; engine.failures keeps the first 16 failed tasks.
     std::string own_message, first_failure;
     {
-        std::lock_guard lock(engine.failures_mutex);
-        for (const TaskFailure& f : engine.failures) {
+        for (const TaskFailure& f : engine.failures.snapshot()) {
             if (f.task == task) own_message = f.message;
             if (first_failure.empty())
                 first_failure =
@@ -131,7 +131,7 @@ void Runtime::Impl::throw_awaited_unsuccessful(TaskId task) {
         text += " failed or was cancelled" +
                 (first_failure.empty() ? std::string() : " (first failure: " + first_failure + ")");
     } else if (!own_message.empty() ||
-               engine.slots[slot].outcome.load(std::memory_order_relaxed) == Outcome::Failed) {
+               engine.tasks[slot].outcome.load(std::memory_order_relaxed) == Outcome::Failed) {
         text += " failed" + (own_message.empty() ? std::string() : ": " + own_message);
     } else {
         text += " was cancelled because a task it depends on failed" +
