@@ -98,28 +98,28 @@ void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::
     // Only this thread consumes these pools, so once each is satisfied it stays satisfied.
     if (!window.has_room(slots)) [[unlikely]] {
         ++stats.window_waits;
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::WindowWait, run_start_ns,
+        const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::WindowWait, run_start_ns,
                                         TaskId{window.next_id()});
         while (!window.has_room(slots))
             wait_for_retirement("window_tasks");
     }
     if (engine.edges.free_nodes() < edge_nodes) [[unlikely]] {
         ++stats.edge_waits;
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::EdgeWait, run_start_ns,
+        const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::EdgeWait, run_start_ns,
                                         TaskId{window.next_id()});
         while (engine.edges.free_nodes() < edge_nodes)
             wait_for_retirement("edge_capacity");
     }
     if (engine.args.free_bytes() < arg_bytes) [[unlikely]] {
         ++stats.argument_waits;
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::ArgumentWait, run_start_ns,
+        const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::ArgumentWait, run_start_ns,
                                         TaskId{window.next_id()});
         while (engine.args.free_bytes() < arg_bytes)
             wait_for_retirement("argument_bytes");
     }
     if (heap.capacity() - heap.used_bytes() < heap_bytes) [[unlikely]] {
         ++stats.heap_waits;
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::HeapWait, run_start_ns,
+        const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::HeapWait, run_start_ns,
                                         TaskId{window.next_id()});
         while (heap.capacity() - heap.used_bytes() < heap_bytes)
             wait_for_retirement("heap_bytes");

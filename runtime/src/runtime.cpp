@@ -75,7 +75,8 @@ Runtime::Impl::Impl(const RuntimeConfig& cfg)
       engine(config),
       window(config.window_tasks),
       linker(config.window_tasks),
-      heap(config.heap_bytes) {
+      heap(config.heap_bytes),
+      recorder(config.record_graph, config.record_subtasks) {
     orchestrator_ctx.cancelled_ready.reserve(config.window_tasks);
     if (config.executor == Executor::Compute)
         compute = std::make_unique<detail::ComputePool>(config.compute_threads);
@@ -169,9 +170,7 @@ void Runtime::Impl::start_run() {
     orchestrator_ctx.counters = detail::CompletionCounters{};
     orchestrator_finished_published = 0;
     orchestrator_ctx.pushed_ready = false;
-    graph.clear();
-    subtask_records.clear();
-    aicpu_records.clear();
+    recorder.start_run();
     engine.failures.clear();
     engine.progress.start_run();
     engine.control.clear_abort();
@@ -405,10 +404,7 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
         total.failed += s->counters().failed;
         total.cancelled += s->counters().cancelled;
         report.schedulers.push_back(s->stats());
-        if (config.record_subtasks) {
-            subtask_records.insert(subtask_records.end(), s->records().begin(), s->records().end());
-            aicpu_records.insert(aicpu_records.end(), s->aicpu_records().begin(), s->aicpu_records().end());
-        }
+        recorder.append(s->records(), s->aicpu_records());
     }
     check_drained(total.total());
     report.completed = total.completed;
@@ -423,15 +419,8 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
     for (StallReport& r : watchdog->take_reports())
         report.stalls.push_back(std::move(r));
     report.aborted = run.aborted();
-    std::sort(subtask_records.begin(), subtask_records.end(),
-              [](const SubtaskRecord& a, const SubtaskRecord& b) { return a.dispatch_ns < b.dispatch_ns; });
-    if (config.record_graph) {
-        graph.kernels.clear();
-        for (std::size_t f = 0; f < engine.kernels.size(); ++f)
-            if (!engine.kernels[f].name.empty())
-                graph.kernels.push_back(KernelSummary{FuncId{static_cast<std::uint16_t>(f)},
-                                                      engine.kernels[f].name, engine.kernels[f].duration_us});
-    }
+    recorder.finish_timelines();
+    recorder.kernels(engine.kernels);
     last_report = report;
     detail::logger().debug("run of {} tasks ended: {} completed, {} failed, {} cancelled, {} ns end to end",
                            report.submitted, report.completed, report.failed, report.cancelled,
@@ -506,14 +495,14 @@ const RunReport& Runtime::last_report() const {
     return impl_->last_report;
 }
 const GraphRecord& Runtime::graph() const {
-    return impl_->graph;
+    return impl_->recorder.graph();
 }
 std::span<const SubtaskRecord> Runtime::subtasks() const {
-    return impl_->subtask_records;
+    return impl_->recorder.subtasks();
 }
 
 std::span<const AicpuRecord> Runtime::aicpu_records() const {
-    return impl_->aicpu_records;
+    return impl_->recorder.aicpu();
 }
 
 namespace detail {

@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "heap_ring.h"
 #include "run_observer.h"
+#include "run_recorder.h"
 #include "run_state.h"
 #include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
@@ -28,8 +29,8 @@ struct Runtime::Impl {
     explicit Impl(const RuntimeConfig& config);
     ~Impl();
 
-    // ---- orchestrator-side operations ----
-    // The run lifecycle (runtime.cpp).
+    // ---- Steps (orchestrator thread), each coordinating the components below ----------------------------
+    // The run lifecycle (runtime.cpp): RunState, every component's start_run, the schedulers, the watchdog.
     void begin_run();
     void start_run();
     void end_orchestration();
@@ -38,7 +39,8 @@ struct Runtime::Impl {
     [[noreturn]] void refuse_call(const char* call) const;
     [[noreturn]] void throw_run_in_progress(const char* call, detail::RunPhase seen) const;
     [[noreturn]] void terminate_destroyed_in_run(detail::RunPhase seen) const;
-    // The stall path (runtime.cpp): abort, drain, reap, and finishing a run aborted earlier.
+    // The stall path (runtime.cpp): abort, drain, reap, and finishing a run aborted earlier (RunState,
+    // Engine's DispatchControl and completion protocol, RunObserver, the watchdog).
     void settle_run(bool recovering);
     void abort_run();
     bool reap_if_idle();
@@ -50,16 +52,17 @@ struct Runtime::Impl {
     void check_drained(std::uint64_t counted) const;
     void recover_aborted_run();
     [[noreturn]] void throw_stall_while_waiting(std::string_view knob);
-    // Deadlocks proven without a timeout (deadlock_proof.cpp).
+    // Deadlocks proven without a timeout (deadlock_proof.cpp): RunState's quiet period, RunObserver, a
+    // look at the TaskTable with the schedulers quiesced.
     bool should_check_deadlock();
     bool prove_deadlock(std::string_view waiting_for);
-    // Submission (submit.cpp).
+    // Submission (submit.cpp): TaskTable, HeapRing, ArgRing, TaskWindow, EdgeLinker, Engine::make_ready,
+    // RunRecorder.
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
     TaskId submit_instance(std::span<InstanceNode> nodes, const std::shared_ptr<const InstanceEdges>& edges,
                            bool scoped);
     void init_instance_slots(std::span<const InstanceNode> nodes, TaskId first, bool scoped);
     void link_instance(std::span<const InstanceNode> nodes, TaskId first);
-    void record_instance_node(const InstanceNode& n, TaskId id);
     void release_scope(TaskId begin, TaskId end);
     /// flush_links: splices the staged edges (EdgeLinker::flush) and finishes what that completed.
     void flush_links() {
@@ -70,7 +73,6 @@ struct Runtime::Impl {
     [[nodiscard]] std::span<const TensorArg> task_tensors(TaskId id) const;
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
     void count_submit(const TaskSpec& spec);
-    void record_task(const TaskSpec& spec, TaskId id, std::span<const TaskId> producers);
     // Checks before anything changes (submit_validation.cpp).
     void check_run_open(const char* call) const;
     void validate_spec(const TaskSpec& spec, TaskId id) const;
@@ -88,12 +90,12 @@ struct Runtime::Impl {
                                  const InstanceEdges* edges);
     void check_heap_need(std::uint64_t reserve_bytes, TaskId id, const TaskSpec* spec) const;
     std::string describe_task(TaskId id, const TaskSpec* spec = nullptr) const;
-    // Room and retirement (back_pressure.cpp).
+    // Room and retirement (back_pressure.cpp): TaskWindow, the rings' free room, waiting on WakeUps.
     void reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes,
                  std::uint64_t arg_bytes);
     TaskId try_retire();
     void wait_for_retirement(std::string_view knob);
-    // Waiting for tasks to complete (wait.cpp).
+    // Waiting for tasks to complete (wait.cpp): RunProgress's awaited slot, the TaskTable's link words.
     void wait_for(std::span<const TaskId> tasks);
     void wait_for_one(TaskId task);
     [[nodiscard]] bool is_complete(TaskId task) const;
@@ -105,39 +107,40 @@ struct Runtime::Impl {
     void finish_orchestrator_completions();
 
     const RuntimeConfig config;
-    detail::Engine engine;
-    detail::RunSettings settings;
+
+    // ---- Shared with the scheduler threads and compute workers -------------------------------------------
+    detail::Engine engine;  // task table, rings, queues, wake-ups, progress, switches, failures; completion
+    detail::RunSettings settings;  // per-run scheduler settings, written while dispatch is disabled
     std::unique_ptr<detail::ComputePool> compute;
     std::vector<std::unique_ptr<detail::Scheduler>> schedulers;
 
-    // Orchestrator-private components.
-    detail::TaskWindow window;
-    detail::EdgeLinker linker;
-    detail::HeapRing heap;
-    detail::RunState run;  // the phase, who holds the run, the abort, the quiet period
+    // ---- Orchestrator-private components
+    // -------------------------------------------------------------------
+    detail::TaskWindow window;                // ids, id -> slot, ring marks, scope holds, in-order retirement
+    detail::EdgeLinker linker;                // producer selection, staged edges, flush
+    detail::HeapRing heap;                    // runtime-allocated buffers
+    detail::EdgeTableHolds edge_table_holds;  // template edge tables of instances with unretired tasks
+    detail::RunState run;                     // the phase, who holds the run, the abort, the quiet period
+    detail::RunRecorder recorder;             // the graph and the timelines, when recording
+
+    // ---- The orchestrator's own bookkeeping of the run (plain records)
+    // -------------------------------------
     std::int64_t run_start_ns = 0;
     std::int64_t orchestration_ns = 0;
-    detail::CompletionContext orchestrator_ctx;
+    detail::CompletionContext orchestrator_ctx;  // completions on this thread (alloc tasks, cancellations)
     std::uint64_t orchestrator_finished_published = 0;  // of orchestrator_ctx.counters, in engine.progress
     OrchestratorStats stats;
     std::uint64_t kernel_tasks = 0;
     std::uint64_t framework_tasks = 0;
     std::uint64_t subtasks = 0;
-    GraphRecord graph;
-    std::vector<TaskId> record_scratch;
-    std::vector<TaskId> instance_scratch;
     std::vector<std::uint32_t> edge_check_cursor;  // scratch of validate_instance_edges
-    detail::EdgeTableHolds edge_table_holds;       // tables of instances with unretired tasks
-    std::vector<SubtaskRecord> subtask_records;
-    std::vector<AicpuRecord> aicpu_records;  // orchestrator's while running, then the schedulers' appended
-    /// aicpu_sink: where orchestrator intervals go, or null when not recording.
-    std::vector<AicpuRecord>* aicpu_sink() { return config.record_subtasks ? &aicpu_records : nullptr; }
     RunReport last_report;
 
-    // Shared with the watchdog.
+    // ---- Watching the run
+    // ----------------------------------------------------------------------------------
     std::atomic<bool> orchestrator_waiting{false};  // the orchestrator is parked inside the runtime
-    detail::RunObserver observer{engine, window, schedulers, orchestrator_waiting};
-    std::unique_ptr<detail::Watchdog> watchdog;
+    detail::RunObserver observer{engine, window, schedulers, orchestrator_waiting};  // read-only
+    std::unique_ptr<detail::Watchdog> watchdog;  // samples `observer` only
 };
 
 }  // namespace pto

@@ -59,22 +59,6 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
     return slot;
 }
 
-void Runtime::Impl::record_task(const TaskSpec& spec, TaskId id, std::span<const TaskId> producers) {
-    RecordedTask& r = graph.tasks.emplace_back();
-    r.id = id;
-    r.kind = spec.kind;
-    r.core = spec.core;
-    for (int i = 0; i < 3; ++i)
-        r.funcs[i] = spec.funcs[i];
-    r.block_num = spec.block_num;
-    r.first_producer = static_cast<std::uint32_t>(graph.producers.size());
-    record_scratch.assign(producers.begin(), producers.end());
-    std::sort(record_scratch.begin(), record_scratch.end());
-    record_scratch.erase(std::unique(record_scratch.begin(), record_scratch.end()), record_scratch.end());
-    graph.producers.insert(graph.producers.end(), record_scratch.begin(), record_scratch.end());
-    r.producer_count = static_cast<std::uint32_t>(record_scratch.size());
-}
-
 void Runtime::Impl::count_submit(const TaskSpec& spec) {
     ++stats.submits;
     if (spec.kind == TaskKind::Kernel) {
@@ -88,7 +72,7 @@ void Runtime::Impl::count_submit(const TaskSpec& spec) {
 TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped) {
     check_run_open("submit");
     const TaskId id{window.next_id()};
-    const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::Submit, run_start_ns, id);
+    const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::Submit, run_start_ns, id);
     validate_spec(spec, id);
     validate_producers(producers, id, spec);
     if (spec.kind == TaskKind::Alloc && !producers.empty()) [[unlikely]]
@@ -120,7 +104,7 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
         window.set_marks(slot, detail::RingMarks{edge_begin + expected, heap.head(), engine.args.head()});
         window.commit(1);
         count_submit(spec);
-        if (config.record_graph) record_task(spec, id, producers);
+        recorder.task(spec, id, producers);
 
         linker.stage(slot, 0, expected, engine.edges);
         if (spec.kind == TaskKind::Alloc) {
@@ -143,7 +127,7 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes,
     check_run_open("submit_instance");
     const TaskId first{window.next_id()};
     if (nodes.empty()) return first;
-    const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::SubmitInstance, run_start_ns, first,
+    const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::SubmitInstance, run_start_ns, first,
                                     static_cast<std::uint32_t>(nodes.size()));
     const InstanceNeeds needs = validate_instance(nodes, first, edges.get());
     {
@@ -184,19 +168,10 @@ void Runtime::Impl::init_instance_slots(std::span<const InstanceNode> nodes, Tas
         edge_cursor += external;
         window.set_marks(slot, detail::RingMarks{edge_cursor, heap.head(), engine.args.head()});
         count_submit(n.spec);
-        if (config.record_graph) record_instance_node(n, id);
+        recorder.instance_node(n, id);
     }
     window.commit(nodes.size());
-    if (config.record_graph)
-        graph.instances.push_back(RecordedRange{first, static_cast<std::uint32_t>(nodes.size())});
-}
-
-void Runtime::Impl::record_instance_node(const InstanceNode& n, TaskId id) {
-    instance_scratch.clear();
-    for (std::uint32_t d : n.producer_offsets)
-        instance_scratch.push_back(TaskId{id.value - d});
-    instance_scratch.insert(instance_scratch.end(), n.external_producers.begin(), n.external_producers.end());
-    record_task(n.spec, id, instance_scratch);
+    recorder.instance(first, static_cast<std::uint32_t>(nodes.size()));
 }
 
 void Runtime::Impl::link_instance(std::span<const InstanceNode> nodes, TaskId first) {
@@ -246,8 +221,7 @@ void Runtime::Impl::release_scope(TaskId begin, TaskId end) {
     flush_links();
     PhaseTimer timer(config.profile_orchestrator, stats.scope_end_ns);
     ++stats.scopes_closed;
-    if (config.record_graph && end.value > begin.value)
-        graph.scopes.push_back(RecordedRange{begin, static_cast<std::uint32_t>(end.value - begin.value)});
+    recorder.scope(begin, end);
     window.release_scope(begin.value, end.value);
 }
 

@@ -34,14 +34,13 @@ void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
     }
     if (tasks.empty()) return;
     ++stats.waits;
-    if (config.record_graph)
-        for (const TaskId t : tasks)
-            graph.waits.push_back(RecordedWait{TaskId{window.next_id()}, t});
+    for (const TaskId t : tasks)
+        recorder.wait(TaskId{window.next_id()}, t);
     const bool serial = config.orchestration == OrchestrationMode::Serial;
     if (serial || !std::all_of(tasks.begin(), tasks.end(), [&](TaskId t) { return is_complete(t); })) {
         const std::int64_t start_ns = detail::steady_ns();
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::TaskWait, run_start_ns, tasks.front(),
-                                        static_cast<std::uint32_t>(tasks.size()));
+        const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::TaskWait, run_start_ns,
+                                        tasks.front(), static_cast<std::uint32_t>(tasks.size()));
         // Consumers staged by open scopes are not in their producers' fanout lists yet: an awaited task
         // among them would never become ready.
         flush_links();
