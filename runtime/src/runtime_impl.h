@@ -39,8 +39,8 @@ struct Runtime::Impl {
     [[noreturn]] void refuse_call(const char* call) const;
     [[noreturn]] void throw_run_in_progress(const char* call, detail::RunPhase seen) const;
     [[noreturn]] void terminate_destroyed_in_run(detail::RunPhase seen) const;
-    // The stall path (runtime.cpp): abort, drain, reap, and finishing a run aborted earlier (RunState,
-    // Engine's DispatchControl and completion protocol, RunObserver, the watchdog).
+    // The stall path (stall_path.cpp; finish_run in runtime.cpp): abort, drain, reap, and finishing a run
+    // aborted earlier (RunState, Engine's DispatchControl and completion protocol, RunObserver, watchdog).
     void settle_run(bool recovering);
     void abort_run();
     bool reap_if_idle();

@@ -1,7 +1,7 @@
 // Watchdog thread: samples progress counters every quarter of the timeout; after a full timeout without
 // change it classifies the stall from what the schedulers and the orchestrator publish, files a report,
 // and, unless the orchestration function itself is the slow part, wakes the orchestrator so it can abort
-// the run instead of waiting forever (runtime.cpp, "The stall path").
+// the run instead of waiting forever (stall_path.cpp).
 #include "watchdog.h"
 
 #include <algorithm>
