@@ -9,8 +9,6 @@
 
 namespace pto {
 
-using detail::Outcome;
-
 TaskId Runtime::Impl::try_retire() {
     // A producer with staged consumers must not retire before they are spliced: they hold references.
     flush_links();
@@ -35,7 +33,7 @@ std::uint64_t Runtime::Impl::knob_value(std::string_view knob) const {
 void Runtime::Impl::throw_deadlock(std::string_view knob) const {
     const std::string knob_text =
         "RuntimeConfig::" + std::string(knob) + " (" + std::to_string(knob_value(knob)) + ")";
-    if (window.retired_before() == window.next_id()) [[unlikely]] {
+    if (window.all_retired()) [[unlikely]] {
         // Nothing is unretired, so waiting can free nothing: the room is held by something other than tasks.
         if (knob == "tensormap_entries")
             detail::throw_error(
@@ -53,8 +51,7 @@ void Runtime::Impl::throw_deadlock(std::string_view knob) const {
     }
     if (config.orchestration == OrchestrationMode::Serial && run.orchestrating_relaxed()) {
         detail::throw_error(ErrorCode::CapacityDeadlock,
-                            knob_text + " is exhausted after " +
-                                std::to_string(window.next_id() - window.run_first_id()) +
+                            knob_text + " is exhausted after " + std::to_string(window.submitted()) +
                                 " tasks in serial mode, where no task runs before the orchestration function "
                                 "returns: raise it to hold the whole graph, or use concurrent mode");
     }

@@ -17,8 +17,7 @@ void Runtime::Impl::check_drained(std::uint64_t counted) const {
         if (!holds) broken += std::string(broken.empty() ? "" : "; ") + what;
     };
     expect(window.all_retired(), "a task did not retire");
-    expect(counted == window.next_id() - window.run_first_id(),
-           "completed + failed + cancelled != submitted");
+    expect(counted == window.submitted(), "completed + failed + cancelled != submitted");
     expect(engine.edges.free_nodes() == engine.edges.capacity(), "edge nodes are still in use");
     expect(heap.used_bytes() == 0, "heap bytes are still allocated");
     expect(engine.args.free_bytes() == engine.args.capacity(), "argument-ring bytes are still in use");

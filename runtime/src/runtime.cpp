@@ -234,7 +234,7 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
     try_retire();
 
     RunReport report;
-    report.submitted = window.next_id() - window.run_first_id();
+    report.submitted = window.submitted();
     report.kernel_tasks = kernel_tasks;
     report.framework_tasks = framework_tasks;
     report.subtasks = subtasks;

@@ -64,7 +64,7 @@ void Runtime::Impl::settle_run(bool recovering) {
             watchdog->disarm();
             const detail::RunningCores cores = observer.running_cores();
             RunReport partial;
-            partial.submitted = window.next_id() - window.run_first_id();
+            partial.submitted = window.submitted();
             partial.kernel_tasks = kernel_tasks;
             partial.framework_tasks = framework_tasks;
             partial.subtasks = subtasks;
