@@ -40,10 +40,9 @@ double one_latency_ms(bool in_end_run) {
     const TaskId p = rt.submit(kernel_spec(), {}, false);
     const TaskId lost = rt.submit(kernel_spec(), std::vector<TaskId>{p}, false);
     rt.submit(kernel_spec(), std::vector<TaskId>{lost}, false);
-    rt.engine.slots[static_cast<std::uint32_t>(lost.value) & rt.engine.window_mask].fanin_pending.fetch_add(
-        1);
+    rt.engine.tasks[rt.window.slot_of(lost.value)].fanin_pending.fetch_add(1);
     rt.resume_dispatch();
-    while (rt.engine.finished_tasks.load() < 1)
+    while (rt.engine.progress.finished() < 1)
         std::this_thread::yield();
     const auto t0 = std::chrono::steady_clock::now();
     try {

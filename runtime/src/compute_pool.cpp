@@ -21,7 +21,7 @@ void run_job(const ComputeJob& job) {
     // written before the hand-over are visible here.
     (void)job.core->jobs_started.load(std::memory_order_acquire);
     Engine& engine = *job.engine;
-    const TaskSlot& task = engine.slots[job.slot];
+    const TaskSlot& task = engine.tasks[job.slot];
     const ArgRecord& args = engine.args_of(job.slot);
     const KernelInfo* kernel = engine.kernel(task.funcs[job.lane]);
     CoreState& core = *job.core;
@@ -47,7 +47,7 @@ void run_job(const ComputeJob& job) {
                           task.shape == Shape::MIX   ? CoreType::MIX
                           : task.shape == Shape::AIC ? CoreType::AIC
                                                      : CoreType::AIV,
-                          engine.task_id_of(job.slot),
+                          engine.tasks.task_id_of(job.slot),
                           kernel->user};
         try {
             const RuntimeThreadMark mark("a compute kernel");  // refuses re-entrant API calls from the kernel
@@ -66,7 +66,7 @@ void run_job(const ComputeJob& job) {
     core.end_ns = steady_ns();
     // Release: publishes result, error, body_start_ns and end_ns to the scheduler's acquire load of `done`.
     core.done.store(true, std::memory_order_release);
-    engine.wake_scheduler(job.scheduler);
+    engine.wake.wake_scheduler(job.scheduler);
 }
 
 }  // namespace

@@ -13,29 +13,17 @@
 namespace pto {
 
 bool Runtime::Impl::should_check_deadlock() {
-    // Relaxed: a stale value only delays or repeats one check, which decides under quiescence.
-    const std::uint64_t epoch = engine.progress_epoch.load(std::memory_order_relaxed) +
-                                engine.finished_tasks.load(std::memory_order_relaxed) + retired_before;
-    const std::int64_t now = detail::steady_ns();
-    if (epoch != quiet_epoch) {
-        quiet_epoch = epoch;
-        quiet_since_ns = now;
-        quiet_checked = false;
-        return false;
-    }
-    // At most one check per quiet period: a deadlock can only begin with progress (the last running
-    // task finishing), which starts a new period. Checking again without progress would only quiesce the
-    // schedulers over and over, and a slow machine could then starve them of passes.
-    if (quiet_checked || now - quiet_since_ns < kDeadlockQuietNs) return false;
-    quiet_checked = true;
-    for (auto& s : schedulers)
-        if (s->busy_cores() != 0) return false;
-    return engine.ready.all_empty();
+    // A stale value only delays or repeats one look, which decides under quiescence.
+    const std::uint64_t epoch = observer.progress_epoch() + observer.finished() + window.retired_before();
+    // At most one look per quiet period (RunState::look_is_due); a slow machine could otherwise starve
+    // the schedulers of passes by quiescing them over and over.
+    if (!run.look_is_due(epoch, detail::steady_ns())) return false;
+    return observer.running_cores().busy == 0 && !observer.ready_queued();
 }
 
 bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
-    if (aborted || !should_check_deadlock()) return false;
-    const bool was_dispatching = engine.dispatch_enabled.load(std::memory_order_relaxed);
+    if (run.aborted() || !should_check_deadlock()) return false;
+    const bool was_dispatching = engine.control.dispatch_enabled(std::memory_order_relaxed);
     if (!was_dispatching) return false;  // serial mode before the orchestration ended: nothing could run
     quiesce_schedulers();
     bool idle = engine.ready.all_empty();
@@ -44,9 +32,9 @@ bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
     std::vector<TaskId> stuck;
     std::uint64_t unfinished = 0;
     if (idle) {
-        for (std::uint64_t id = retired_before; id < next_id; ++id) {
-            const std::uint32_t slot = slot_of(id);
-            if (detail::link_is_closed(engine.slots[slot].link.load(std::memory_order_acquire))) continue;
+        for (std::uint64_t id = window.retired_before(); id < window.next_id(); ++id) {
+            const std::uint32_t slot = window.slot_of(id);
+            if (detail::link_is_closed(engine.tasks[slot].link.load(std::memory_order_acquire))) continue;
             ++unfinished;
             if (stuck.size() < detail::kMaxStuckIds) stuck.push_back(TaskId{id});
         }
@@ -54,12 +42,13 @@ bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
     // With every task finished, the oldest one not retiring is a reference nobody will drop (only
     // completions drop them); a scope hold is diagnosed separately (CapacityDeadlock) before this.
     bool unretirable = false;
-    if (idle && unfinished == 0 && retired_before < next_id) {
+    if (idle && unfinished == 0 && window.retired_before() < window.next_id()) {
         try_retire();
-        const std::uint32_t oldest = slot_of(retired_before);
-        unretirable = retired_before < next_id && !books[oldest].scope_held &&
-                      detail::link_refs(engine.slots[oldest].link.load(std::memory_order_acquire)) != 0;
-        if (unretirable) stuck.push_back(TaskId{retired_before});
+        const std::uint64_t oldest_id = window.retired_before();
+        const std::uint32_t oldest = window.slot_of(oldest_id);
+        unretirable = !window.all_retired() && !window.is_scope_held(oldest_id) &&
+                      detail::link_refs(engine.tasks[oldest].link.load(std::memory_order_acquire)) != 0;
+        if (unretirable) stuck.push_back(TaskId{window.retired_before()});
     }
     resume_dispatch();
     if (!idle || (unfinished == 0 && !unretirable)) return false;
@@ -73,7 +62,7 @@ bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
                      " task(s) unfinished, none ready or running, while the orchestrator waits in " +
                      std::string(waiting_for) + ": nothing can ever release them. ";
     else
-        r.message += "every task finished, but task " + std::to_string(retired_before) +
+        r.message += "every task finished, but task " + std::to_string(window.retired_before()) +
                      " holds a reference nobody will drop, while the orchestrator waits in " +
                      std::string(waiting_for) + ". ";
     r.message += detail::kDeadlockCauses;

@@ -8,16 +8,12 @@ namespace pto::detail {
 
 Engine::Engine(const RuntimeConfig& cfg)
     : config(cfg),
-      window_mask(cfg.window_tasks - 1),
-      slots(std::make_unique<TaskSlot[]>(cfg.window_tasks)),
-      slot_info(std::make_unique<SlotInfo[]>(cfg.window_tasks)),
+      slot_map(cfg.window_tasks),
+      tasks(cfg.window_tasks),
       args(cfg.argument_ring_bytes()),
       edges(cfg.edge_capacity),
-      ready(cfg.window_tasks) {
-    for (std::uint32_t i = 0; i < cfg.scheduler_threads; ++i)
-        scheduler_parkers.push_back(std::make_unique<Parker>());
-    idle_cores = std::make_unique<IdleCores[]>(cfg.scheduler_threads);
-}
+      ready(cfg.window_tasks),
+      wake(cfg.scheduler_threads) {}
 
 std::string Engine::kernel_name(FuncId f) const {
     if (const KernelInfo* k = kernel(f)) return k->name;
@@ -36,7 +32,7 @@ void Engine::complete_task(std::uint32_t slot, Outcome outcome, CompletionContex
 }
 
 void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx) {
-    TaskSlot& task = slots[slot];
+    TaskSlot& task = tasks[slot];
     const bool cancel_consumers = outcome != Outcome::Ok;
     // The outcome must be visible to consumers linked after the close (they read it when they see the
     // closed bit); the close CAS below is the release that publishes it.
@@ -50,7 +46,7 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
     }
 
     for (std::uint16_t i = 0; i < task.static_consumer_count; ++i)
-        release_consumer((slot + task.static_consumers[i]) & window_mask, cancel_consumers, ctx);
+        release_consumer(slot_map.after(slot, task.static_consumers[i]), cancel_consumers, ctx);
 
     for (std::uint32_t e = link_head(word); e != 0;) {
         const EdgeNode& node = edges.node(e - 1);
@@ -65,7 +61,7 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
     for (std::uint32_t i = 0; i < task.fanin_edge_count; ++i)
         drop_reference(edges.at(static_cast<std::uint32_t>(task.fanin_edge_begin + i)).producer_slot);
     for (std::uint16_t i = 0; i < task.static_producer_count; ++i)
-        drop_reference((slot - task.static_producers[i]) & window_mask);
+        drop_reference(slot_map.before(slot, task.static_producers[i]));
 
     switch (outcome) {
         case Outcome::Ok:
@@ -80,16 +76,14 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
     }
     // Last: once the completion reference is gone the orchestrator may retire and reuse the slot.
     drop_reference(slot);
-    // Wake an orchestrator waiting for this task (TaskPort::wait_for). Dekker handshake: the waiter stores
-    // awaited_slot (seq_cst) and then re-checks the link word (seq_cst); this thread's seq_cst drop above
-    // (after the close) precedes this seq_cst load. Either the load sees the waiter, or the waiter's
-    // re-check sees the closed bit. A stale match (a reused slot) only wakes the waiter once for nothing.
-    if (awaited_slot.load(std::memory_order_seq_cst) == slot) [[unlikely]]
-        orchestrator_parker.unpark();
+    // Wake an orchestrator waiting for this task (TaskPort::wait_for): this thread's seq_cst drop above
+    // (after the close) precedes this seq_cst load (see "The awaited slot" in run_progress.h).
+    if (progress.is_awaited(slot)) [[unlikely]]
+        wake.wake_orchestrator();
 }
 
 void Engine::release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx) {
-    TaskSlot& task = slots[consumer];
+    TaskSlot& task = tasks[consumer];
     // Ordered before the fanin decrement (release), so whoever takes fanin to zero sees it.
     if (cancel) task.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
     // acq_rel: the thread reaching zero owns the transition to ready (see "The fanin counter").
@@ -97,10 +91,10 @@ void Engine::release_consumer(std::uint32_t consumer, bool cancel, CompletionCon
 }
 
 void Engine::make_ready(std::uint32_t slot, CompletionContext& ctx) {
-    TaskSlot& task = slots[slot];
+    TaskSlot& task = tasks[slot];
     // Relaxed: the caller just performed the acquire RMW that made the task ready.
-    if (task.outcome.load(std::memory_order_relaxed) == Outcome::Cancelled ||
-        abort_requested.load(std::memory_order_relaxed)) [[unlikely]] {
+    if (task.outcome.load(std::memory_order_relaxed) == Outcome::Cancelled || control.abort_requested())
+        [[unlikely]] {
         task.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
         ctx.cancelled_ready.push_back(slot);
         return;
@@ -111,8 +105,8 @@ void Engine::make_ready(std::uint32_t slot, CompletionContext& ctx) {
 
 void Engine::drop_reference(std::uint32_t slot) {
     // seq_cst: pairs with the orchestrator's park (Parker protocol) when it waits for a slot to retire.
-    const std::uint64_t before = slots[slot].link.fetch_sub(kLinkRefUnit, std::memory_order_seq_cst);
-    if (link_refs(before) == 1) orchestrator_parker.unpark();
+    const std::uint64_t before = tasks[slot].link.fetch_sub(kLinkRefUnit, std::memory_order_seq_cst);
+    if (link_refs(before) == 1) wake.wake_orchestrator();
 }
 
 bool Engine::cancel_queued(CompletionContext& ctx) {
@@ -121,7 +115,7 @@ bool Engine::cancel_queued(CompletionContext& ctx) {
     for (Shape shape : {Shape::MIX, Shape::AIC, Shape::AIV, Shape::DependencyOnly}) {
         while (ready.try_pop(shape, slot)) {
             // Popping takes the task's queue token: only this thread claims its blocks now.
-            TaskSlot& task = slots[slot];
+            TaskSlot& task = tasks[slot];
             const std::uint32_t block_num = task.block_num;
             const std::uint32_t claimed = task.blocks_claimed.load(std::memory_order_relaxed);
             const std::uint32_t unclaimed = block_num - claimed;
@@ -140,35 +134,6 @@ bool Engine::cancel_queued(CompletionContext& ctx) {
         }
     }
     return any;
-}
-
-void Engine::record_failure(std::uint32_t slot, std::string message) {
-    const TaskId task = task_id_of(slot);
-    std::lock_guard lock(failures_mutex);
-    // One entry per task, so one wide failing task cannot hide the others: a short scan of at most 16.
-    for (TaskFailure& f : failures) {
-        if (f.task == task) {
-            ++f.failed_subtasks;
-            return;
-        }
-    }
-    if (failures.size() >= kMaxReportedFailures) return;
-    failures.push_back(TaskFailure{task, kernel_name(slots[slot].funcs[0]), std::move(message), 1});
-}
-
-void Engine::wake_schedulers() {
-    // Orders the caller's queue push before the sleeper count read (Parker protocol, fence form).
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (sleeping_schedulers.load(std::memory_order_relaxed) == 0) return;
-    for (auto& parker : scheduler_parkers)
-        parker->unpark();
-}
-
-void Engine::add_finished(std::uint64_t n) {
-    if (n == 0) return;
-    finished_tasks.fetch_add(n, std::memory_order_seq_cst);
-    progress_epoch.fetch_add(1, std::memory_order_relaxed);
-    if (run_is_drained()) orchestrator_parker.unpark();
 }
 
 }  // namespace pto::detail

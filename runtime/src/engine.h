@@ -1,34 +1,29 @@
-// Engine: the state the orchestrator and the scheduler threads share during a run (task slots, cold
-// arguments, edge nodes, ready queues, wake-up machinery, progress counters) and the completion protocol
-// that releases consumers and producers when a task ends.
+// Engine: the state the orchestrator and the scheduler threads share during a run, as named parts (the
+// task table, the argument ring, the edge pool, the ready queues, the wake-ups, the run's progress counters,
+// the dispatch switches, the failure log), and the completion protocol that releases consumers and
+// producers when a task ends.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <memory>
-#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arg_ring.h"
+#include "dispatch_control.h"
 #include "edge_pool.h"
-#include "parker.h"
+#include "failure_log.h"
 #include "pto/runtime/config.h"
 #include "pto/runtime/kernels.h"
 #include "pto/runtime/stats.h"
 #include "pto/runtime/task_desc.h"
 #include "ready_queues.h"
-#include "task_slot.h"
+#include "run_progress.h"
+#include "slot_map.h"
+#include "task_table.h"
+#include "wake_ups.h"
 
 namespace pto::detail {
-
-/// SlotInfo: cold per-slot facts for reports and the compute executor.
-struct SlotInfo {
-    std::uint64_t task_id;
-    std::uint64_t args_offset;  // of the task's ArgRecord in Engine::args, or kNoArguments
-    /// args_offset of a task that keeps no arguments (a framework task without outputs to allocate).
-    static constexpr std::uint64_t kNoArguments = ~std::uint64_t{0};
-};
 
 /// CompletionCounters: outcomes counted by one thread (summed when the run ends).
 struct CompletionCounters {
@@ -50,18 +45,25 @@ class Engine {
     explicit Engine(const RuntimeConfig& config);
 
     const RuntimeConfig config;
-    const std::uint32_t window_mask;
+    const SlotMap slot_map;  // a template's relative edges to slots
 
-    std::unique_ptr<TaskSlot[]> slots;
-    std::unique_ptr<SlotInfo[]> slot_info;  // written by the orchestrator before publication
-    ArgRing args;                           // written by the orchestrator, read by compute workers
+    // ---- The parts -------------------------------------------------------------------------------------
+    // Who touches each: tasks (orchestrator writes a slot before publishing it; then its atomics, any
+    // thread); args (orchestrator writes, compute workers read); edges (orchestrator allocates and frees,
+    // completers read published nodes); ready (any thread pushes, schedulers pop); kernels (changed only
+    // between runs); wake, progress, control, failures: see their headers.
+    TaskTable tasks;
+    ArgRing args;
     EdgePool edges;
     ReadyQueues ready;
-    std::vector<KernelInfo> kernels;  // indexed by FuncId; changed only between runs
+    std::vector<KernelInfo> kernels;  // indexed by FuncId
+    WakeUps wake;
+    RunProgress progress;
+    DispatchControl control;
+    FailureLog failures;
 
-    [[nodiscard]] TaskId task_id_of(std::uint32_t slot) const { return TaskId{slot_info[slot].task_id}; }
     [[nodiscard]] const ArgRecord& args_of(std::uint32_t slot) const {
-        return args.record(slot_info[slot].args_offset);
+        return args.record(tasks.info(slot).args_offset);
     }
     [[nodiscard]] const KernelInfo* kernel(FuncId f) const {
         return f.value < kernels.size() && !kernels[f.value].name.empty() ? &kernels[f.value] : nullptr;
@@ -86,67 +88,13 @@ class Engine {
     /// failed if some were (they end on their own). Any thread; returns whether it ended anything.
     bool cancel_queued(CompletionContext& ctx);
     /// record_failure: keeps the first failures for the run report (cold; takes a lock).
-    void record_failure(std::uint32_t slot, std::string message);
-
-    // ---- Wake-ups ------------------------------------------------------------------------------------
-
-    /// wake_schedulers: after pushing ready work, unparks sleeping schedulers (a seq_cst fence, then one
-    /// load when none sleeps).
-    void wake_schedulers();
-    /// wake_scheduler: unparks scheduler `index` (compute workers call it when a kernel returns).
-    void wake_scheduler(std::uint32_t index) { scheduler_parkers[index]->unpark(); }
-
-    std::vector<std::unique_ptr<Parker>> scheduler_parkers;
-
-    /// IdleCores: one scheduler thread's idle AIC / AIV cores after its last pass. Written (relaxed) by that
-    /// thread only; read (relaxed) by the others as a hint for the dispatch policy, so staleness is harmless.
-    struct alignas(kFalseSharingRange) IdleCores {
-        std::atomic<std::uint32_t> aic{0};
-        std::atomic<std::uint32_t> aiv{0};
-    };
-    std::unique_ptr<IdleCores[]> idle_cores;  // one per scheduler thread
-    Parker orchestrator_parker;
-
-    // ---- Run progress --------------------------------------------------------------------------------
-
-    /// finished_tasks: tasks ended this run (completed + failed + cancelled), added once per scheduler pass
-    /// (seq_cst: pairs with the orchestrator's park in end_run).
-    alignas(kFalseSharingRange) std::atomic<std::uint64_t> finished_tasks{0};
-    /// submitted_total: the run's task count once orchestration ended; ~0 before.
-    std::atomic<std::uint64_t> submitted_total{~0ull};
-    /// record_sequence: the counter SubtaskRecord's causal stamps come from (only when recording). Relaxed
-    /// RMWs suffice: RMWs of one atomic follow happens-before in its modification order, so a stamp drawn
-    /// after a completion was handled is larger than the stamp drawn while handling it.
-    std::atomic<std::uint64_t> record_sequence{0};
-    /// progress_epoch: bumped by every thread that made progress; the watchdog reads it.
-    alignas(kFalseSharingRange) std::atomic<std::uint64_t> progress_epoch{0};
-
-    // Written by the orchestrator (begin/end of run), read by schedulers each pass.
-    alignas(kFalseSharingRange) std::atomic<bool> dispatch_enabled{false};
-    std::atomic<bool> shutting_down{false};
-    /// quiesce_epoch: bumped after dispatch is disabled; schedulers acknowledge it (Scheduler::loop).
-    std::atomic<std::uint64_t> quiesce_epoch{0};
-    std::atomic<std::uint32_t> sleeping_schedulers{0};
-    /// abort_requested: the watchdog asks schedulers to cancel every task not yet dispatched.
-    std::atomic<bool> abort_requested{false};
-    /// awaited_slot: the slot whose completion the orchestrator waits for in Runtime::wait_for, or
-    /// kNoAwaitedSlot. Written (seq_cst) by the orchestrator only; read (seq_cst) by every completer after
-    /// its last reference drop: see end_task for the handshake.
-    std::atomic<std::uint32_t> awaited_slot{kNoAwaitedSlot};
-    static constexpr std::uint32_t kNoAwaitedSlot = ~0u;
-
-    /// add_finished: publishes `n` more ended tasks and wakes the orchestrator if the run is done.
-    void add_finished(std::uint64_t n);
-    /// note_progress: a pass moved subtasks without ending a task (long SPMD tasks), for the watchdog.
-    void note_progress() { progress_epoch.fetch_add(1, std::memory_order_relaxed); }
-    [[nodiscard]] bool run_is_drained() const {
-        return finished_tasks.load(std::memory_order_seq_cst) ==
-               submitted_total.load(std::memory_order_seq_cst);
+    void record_failure(std::uint32_t slot, std::string message) {
+        failures.record(tasks.task_id_of(slot), kernel_name(tasks[slot].funcs[0]), std::move(message));
     }
-
-    std::mutex failures_mutex;
-    std::vector<TaskFailure> failures;  // guarded by failures_mutex
-    static constexpr std::size_t kMaxReportedFailures = 16;
+    /// add_finished: publishes `n` more ended tasks and wakes the orchestrator if the run is done.
+    void add_finished(std::uint64_t n) {
+        if (n != 0 && progress.add_finished(n)) wake.wake_orchestrator();
+    }
 
   private:
     void end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx);

@@ -16,12 +16,12 @@ void Runtime::Impl::check_drained(std::uint64_t counted) const {
     const auto expect = [&](bool holds, const char* what) {
         if (!holds) broken += std::string(broken.empty() ? "" : "; ") + what;
     };
-    expect(retired_before == next_id, "a task did not retire");
-    expect(counted == next_id - run_first_id, "completed + failed + cancelled != submitted");
+    expect(window.all_retired(), "a task did not retire");
+    expect(counted == window.submitted(), "completed + failed + cancelled != submitted");
     expect(engine.edges.free_nodes() == engine.edges.capacity(), "edge nodes are still in use");
     expect(heap.used_bytes() == 0, "heap bytes are still allocated");
     expect(engine.args.free_bytes() == engine.args.capacity(), "argument-ring bytes are still in use");
-    expect(staged_producers.empty() && staged_edges == 0, "edges are still staged");
+    expect(linker.is_drained(), "edges are still staged");
     expect(edge_table_holds.held() == 0, "template edge tables are still held");
     expect(engine.ready.all_empty(), "a ready queue is not empty");
     if (broken.empty()) [[likely]]
@@ -29,8 +29,8 @@ void Runtime::Impl::check_drained(std::uint64_t counted) const {
     std::fprintf(stderr,
                  "pto internal error: after the run of tasks %llu..%llu drained: %s. Please report this with "
                  "the program that triggered it.\n",
-                 static_cast<unsigned long long>(run_first_id), static_cast<unsigned long long>(next_id),
-                 broken.c_str());
+                 static_cast<unsigned long long>(window.run_first_id()),
+                 static_cast<unsigned long long>(window.next_id()), broken.c_str());
     std::abort();
 }
 

@@ -16,11 +16,31 @@ namespace pto::detail {
 ///                                   throws Stall)
 ///     Idle ──register_kernel (CAS)──> Registering ──> Idle
 ///
-/// Only the two CASes from Idle or Draining claim the runtime; every other transition is made by the
+/// Only the CASes from Idle or Draining claim the runtime; every other transition is made by the
 /// thread holding the claim (the orchestrator thread of the run, or the registering thread), with a
 /// release store. A second thread calling begin_run, pto::run or register_kernel meanwhile fails its CAS
 /// and gets RunInProgress at once, without touching anything the first thread owns.
 enum class RunPhase : std::uint8_t { Idle, Registering, Starting, Orchestrating, Ending, Draining };
+
+/// is_legal_transition: the diagram above as code; RunState checks every transition against it.
+[[nodiscard]] constexpr bool is_legal_transition(RunPhase from, RunPhase to) {
+    switch (from) {
+        case RunPhase::Idle:
+            return to == RunPhase::Starting || to == RunPhase::Registering;
+        case RunPhase::Registering:
+            return to == RunPhase::Idle;
+        case RunPhase::Starting:
+            // Idle: a start that threw; Draining: recovering an aborted run that is still draining.
+            return to == RunPhase::Orchestrating || to == RunPhase::Idle || to == RunPhase::Draining;
+        case RunPhase::Orchestrating:
+            return to == RunPhase::Ending || to == RunPhase::Draining;
+        case RunPhase::Ending:
+            return to == RunPhase::Idle || to == RunPhase::Draining;
+        case RunPhase::Draining:
+            return to == RunPhase::Starting;
+    }
+    return false;
+}
 
 [[nodiscard]] constexpr std::string_view to_string(RunPhase p) {
     switch (p) {

@@ -1,15 +1,13 @@
-// The Runtime facade and the run lifecycle: construction of the shared state and threads, begin_run,
-// end_orchestration, end_run (drain, quiesce, retire, report) and the stall abort path.
+// The Runtime facade and the run lifecycle: construction of the components and threads, begin_run,
+// end_orchestration, end_run and finish_run (retire, report); the stall path is in stall_path.cpp.
 #include "pto/runtime/runtime.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <new>
 #include <stdexcept>
 #include <system_error>
-#include <thread>
 
 #include "clock.h"
 #include "logging.h"
@@ -43,7 +41,8 @@ std::unique_ptr<Runtime::Impl> make_impl(const RuntimeConfig& config) {
         const Knob knobs[] = {
             {"window_tasks", config.window_tasks,
              std::uint64_t{config.window_tasks} *
-                 (sizeof(detail::TaskSlot) + sizeof(detail::SlotInfo) + sizeof(detail::SlotBook) + 64)},
+                 (sizeof(detail::TaskSlot) + sizeof(detail::SlotInfo) + detail::TaskWindow::kBytesPerSlot +
+                  detail::EdgeLinker::kBytesPerSlot + 64)},
             {"heap_bytes", config.heap_bytes, config.heap_bytes},
             {"edge_capacity", config.edge_capacity,
              std::uint64_t{config.edge_capacity} * sizeof(detail::EdgeNode)},
@@ -72,25 +71,24 @@ std::unique_ptr<Runtime::Impl> make_impl(const RuntimeConfig& config) {
 Runtime::Impl::Impl(const RuntimeConfig& cfg)
     : config(validated(cfg)),
       engine(config),
-      books(std::make_unique<detail::SlotBook[]>(config.window_tasks)),
-      heap(config.heap_bytes) {
-    for (std::uint32_t i = 0; i < config.window_tasks; ++i)
-        books[i] = detail::SlotBook{0, 0, 0, ~0ull, false, 0, 0, 0};
+      window(config.window_tasks),
+      linker(config.window_tasks),
+      heap(config.heap_bytes),
+      recorder(config.record_graph, config.record_subtasks) {
     orchestrator_ctx.cancelled_ready.reserve(config.window_tasks);
-    candidates.reserve(4096);
-    staged_producers.reserve(kMaxStagedEdges);
     if (config.executor == Executor::Compute)
         compute = std::make_unique<detail::ComputePool>(config.compute_threads);
     for (std::uint32_t i = 0; i < config.scheduler_threads; ++i)
         schedulers.push_back(std::make_unique<detail::Scheduler>(engine, settings, compute.get(), i));
-    watchdog = std::make_unique<detail::Watchdog>(*this);
+    watchdog =
+        std::make_unique<detail::Watchdog>(observer, engine.wake.orchestrator(), config.stall_timeout_ms);
     detail::logger().debug("runtime up: {} clusters x (1 AIC + {} AIV), {} scheduler threads, window {}",
                            config.cluster_count, config.aiv_per_cluster, config.scheduler_threads,
                            config.window_tasks);
 }
 
 Runtime::Impl::~Impl() {
-    const detail::RunPhase p = phase.load(std::memory_order_acquire);
+    const detail::RunPhase p = run.phase();
     // A kernel destroying the runtime of a draining run would wait for itself below.
     if ((p != detail::RunPhase::Idle && p != detail::RunPhase::Draining) ||
         (p == detail::RunPhase::Draining && detail::t_runtime_thread != nullptr)) [[unlikely]]
@@ -106,21 +104,14 @@ Runtime::Impl::~Impl() {
     compute.reset();
 }
 
-// ---- Impl: the run phase --------------------------------------------------------------------------------
-
-void Runtime::Impl::release_run(detail::RunPhase next) {
-    detail::t_owned_run = outer_owned_run;
-    outer_owned_run = nullptr;
-    // Release: pairs with the next claimant's CAS; nothing of this run is touched after it.
-    phase.store(next, std::memory_order_release);
-}
+// ---- Impl: refusing calls -------------------------------------------------------------------------------
 
 void Runtime::Impl::throw_run_in_progress(const char* call, detail::RunPhase seen) const {
-    if (owns_run())
+    if (run.owned_here())
         detail::throw_error(ErrorCode::RunInProgress,
                             std::string(call) +
                                 ": a run is already in progress on this runtime (started at task " +
-                                std::to_string(run_first_id) + ") on this thread; runs do not nest");
+                                std::to_string(window.run_first_id()) + ") on this thread; runs do not nest");
     detail::throw_error(ErrorCode::RunInProgress,
                         std::string(call) + ": another thread is " + std::string(to_string(seen)) +
                             " on this runtime; one Runtime runs one orchestration at a time (wait for that "
@@ -133,7 +124,7 @@ void Runtime::Impl::terminate_destroyed_in_run(detail::RunPhase seen) const {
     std::string who;
     if (detail::t_runtime_thread != nullptr)
         who = std::string("from ") + detail::t_runtime_thread + " of its own";
-    else if (owns_run())
+    else if (run.owned_here())
         who =
             "by its own orchestrator thread (inside the orchestration function, or between begin_run and "
             "end_run)";
@@ -151,34 +142,24 @@ void Runtime::Impl::terminate_destroyed_in_run(detail::RunPhase seen) const {
 
 void Runtime::Impl::begin_run() {
     detail::check_not_reentrant("begin_run");
-    detail::RunPhase seen = detail::RunPhase::Idle;
-    bool recovering = false;
-    if (!phase.compare_exchange_strong(seen, detail::RunPhase::Starting, std::memory_order_acq_rel,
-                                       std::memory_order_acquire)) [[unlikely]] {
-        if (seen != detail::RunPhase::Draining ||
-            !phase.compare_exchange_strong(seen, detail::RunPhase::Starting, std::memory_order_acq_rel,
-                                           std::memory_order_acquire))
-            throw_run_in_progress("begin_run", seen);
-        recovering = true;
-    }
-    outer_owned_run = detail::t_owned_run;
-    detail::t_owned_run = this;
+    detail::RunPhase seen;
+    bool recovering;
+    if (!run.claim_run(seen, recovering)) [[unlikely]]
+        throw_run_in_progress("begin_run", seen);
     if (recovering) [[unlikely]]
         recover_aborted_run();  // throws Stall (back to Draining) if the aborted run's kernels have not
                                 // returned
     try {
         start_run();
     } catch (...) {
-        release_run(detail::RunPhase::Idle);
+        run.release(detail::RunPhase::Idle);
         throw;
     }
 }
 
 void Runtime::Impl::start_run() {
     // Every task of the previous run retired in end_run, so the pools start empty.
-    run_first_id = next_id;
-    retired_before = next_id;
-    retired_published.store(next_id, std::memory_order_relaxed);
+    window.start_run();
     heap.reset();
     engine.edges.reset();
     engine.args.reset();
@@ -187,21 +168,11 @@ void Runtime::Impl::start_run() {
     orchestrator_ctx.counters = detail::CompletionCounters{};
     orchestrator_finished_published = 0;
     orchestrator_ctx.pushed_ready = false;
-    graph.clear();
-    subtask_records.clear();
-    aicpu_records.clear();
-    {
-        std::lock_guard lock(engine.failures_mutex);
-        engine.failures.clear();
-    }
-    engine.finished_tasks.store(0, std::memory_order_relaxed);
-    engine.record_sequence.store(0, std::memory_order_relaxed);
-    engine.submitted_total.store(~0ull, std::memory_order_relaxed);
-    engine.abort_requested.store(false, std::memory_order_relaxed);
-    submits_published.store(0, std::memory_order_relaxed);
-    aborted = false;
-    abort_report = StallReport{};
-    retired_unsuccessful.clear();
+    recorder.start_run();
+    engine.failures.clear();
+    engine.progress.start_run();
+    engine.control.clear_abort();
+    run.start_run();
 
     settings.record_subtasks = config.record_subtasks;
     settings.profile = config.profile_orchestrator;
@@ -214,219 +185,45 @@ void Runtime::Impl::start_run() {
 
     run_start_ns = steady_ns();
     settings.start_ns = run_start_ns;
-    watchdog->arm(/*new_run=*/true);
+    watchdog->arm(/*new_run=*/true, run_start_ns, window.run_first_id());
     if (config.orchestration == OrchestrationMode::Concurrent) {
-        // seq_cst: pairs with the parked schedulers' re-check (Parker protocol).
-        engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
-        for (auto& p : engine.scheduler_parkers)
-            p->unpark();
+        engine.control.enable_dispatch();
+        engine.wake.wake_all_schedulers();
     }
-    phase.store(detail::RunPhase::Orchestrating, std::memory_order_release);
+    run.advance(detail::RunPhase::Orchestrating);
 }
 
 void Runtime::Impl::end_orchestration() {
-    if (!is_orchestrating()) [[unlikely]] {
-        if (owns_run()) return;  // ended already
+    if (!run.is_orchestrating()) [[unlikely]] {
+        if (run.owned_here()) return;  // ended already
         detail::check_not_reentrant("end_orchestration");
-        const detail::RunPhase p = phase.load(std::memory_order_acquire);
+        const detail::RunPhase p = run.phase();
         if (p == detail::RunPhase::Idle || p == detail::RunPhase::Draining) return;  // no run: nothing to end
         refuse_call("end_orchestration");
     }
     orchestration_ns = steady_ns() - run_start_ns;
-    phase.store(detail::RunPhase::Ending, std::memory_order_release);
-    engine.submitted_total.store(next_id - run_first_id, std::memory_order_seq_cst);
+    run.advance(detail::RunPhase::Ending);
+    engine.progress.end_submission(window.submitted());
     if (config.orchestration == OrchestrationMode::Serial) {
-        engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
-        for (auto& p : engine.scheduler_parkers)
-            p->unpark();
+        engine.control.enable_dispatch();
+        engine.wake.wake_all_schedulers();
     }
 }
 
 RunReport Runtime::Impl::end_run() {
-    if (!owns_run()) [[unlikely]] {
+    if (!run.owned_here()) [[unlikely]] {
         detail::check_not_reentrant("end_run");
-        const detail::RunPhase p = phase.load(std::memory_order_acquire);
+        const detail::RunPhase p = run.phase();
         if (p == detail::RunPhase::Idle || p == detail::RunPhase::Draining)
             detail::throw_error(ErrorCode::NoActiveRun, "end_run without a run in progress");
         refuse_call("end_run");
     }
     end_orchestration();
     // Scope holds the orchestration function left behind (only possible without the scope layer).
-    for (std::uint64_t id = retired_before; id < next_id; ++id)
-        books[slot_of(id)].scope_held = false;
+    window.release_all_scopes();
     flush_links();  // consumers staged by scopes left open: unlinked, they would never become ready
     settle_run(/*recovering=*/false);  // throws Stall if an aborted run's kernels do not return
     return finish_run(/*throw_if_aborted=*/true, /*release=*/true);
-}
-
-// ---- The stall path ---------------------------------------------------------------------------------------
-//
-// The watchdog flags a stall (Watchdog::stalled) when nothing moved for stall_timeout_ms and the class is
-// not orchestrator starvation. The orchestrator acts on it only where it waits on the stuck work: in
-// end_run (settle_run) or under back-pressure (wait_for_retirement -> throw_stall_while_waiting). Acting
-// means aborting the run (abort_run): from then on no task starts, whatever was queued is cancelled
-// (here, in case the schedulers are the stuck part, and by the schedulers), tasks becoming ready are
-// cancelled, pre-loaded blocks are dropped and simulated (timed) kernels are cut short. Running compute
-// kernels cannot be interrupted, so settle_run gives them a grace period of max(stall_timeout_ms, 100 ms).
-// After it:
-//   - nothing runs any more (the schedulers are quiesced to know for sure): every task still unfinished
-//     waits for a release that will never come (dependency deadlock), so it is cancelled here
-//     (reap_if_idle), and the run ends normally with its report, then end_run throws Stall;
-//   - a kernel still runs: end_run throws Stall at once and the run stays `draining`: the schedulers
-//     keep collecting returning kernels and cancelling what depends on them; the next begin_run waits
-//     for the rest (recover_aborted_run) while the watchdog keeps watching, and throws Stall again if it
-//     sees no progress for another timeout. The destructor waits for running kernels in any case.
-
-void Runtime::Impl::settle_run(bool recovering) {
-    using Clock = std::chrono::steady_clock;
-    const auto grace = std::chrono::milliseconds(std::max<std::uint32_t>(config.stall_timeout_ms, 100));
-    auto grace_end = aborted && !recovering ? Clock::now() + grace : Clock::time_point::max();
-    // Published for the whole wait, not per park, so the watchdog never samples a gap between parks and
-    // mistakes this wait for an orchestration function gone quiet.
-    orchestrator_waiting.store(true, std::memory_order_relaxed);
-    struct WaitingFlag {
-        std::atomic<bool>& flag;
-        ~WaitingFlag() { flag.store(false, std::memory_order_relaxed); }
-    } waiting{orchestrator_waiting};
-    for (;;) {
-        if (engine.run_is_drained()) return;
-        if (!aborted && !recovering && prove_deadlock("end_run")) {
-            // Proven with the schedulers quiesced: nothing runs, so there is nothing to give a grace period.
-            abort_run();
-            if (reap_if_idle()) return;
-            grace_end = Clock::now() + grace;
-            continue;
-        }
-        if (!aborted && watchdog->stalled()) {
-            abort_run();
-            grace_end = Clock::now() + grace;
-            continue;
-        }
-        // Aborted and nothing runs any more: the grace period is for running kernels, so reap at once.
-        if (aborted && should_check_deadlock() && reap_if_idle()) return;
-        if (aborted && (Clock::now() >= grace_end || (recovering && watchdog->stalled()))) {
-            if (reap_if_idle()) return;
-            // A kernel still runs: leave the run draining (see above) and report now.
-            watchdog->disarm();
-            std::uint64_t running = 0;
-            std::vector<std::uint64_t> ids;
-            for (auto& s : schedulers) {
-                running += s->busy_cores();
-                if (s->oldest_running_task() != ~0ull) ids.push_back(s->oldest_running_task());
-            }
-            RunReport partial;
-            partial.submitted = next_id - run_first_id;
-            partial.kernel_tasks = kernel_tasks;
-            partial.framework_tasks = framework_tasks;
-            partial.subtasks = subtasks;
-            partial.orchestration_ns = orchestration_ns;
-            partial.aborted = true;
-            for (StallReport& r : watchdog->take_reports())
-                pending_stalls.push_back(std::move(r));
-            partial.stalls = pending_stalls;
-            last_report = std::move(partial);
-            std::string text =
-                abort_report.message + "; the run was aborted, but " + std::to_string(running) +
-                (recovering ? " subtask(s) still run after another stall_timeout_ms without progress"
-                            : " subtask(s) still run after the grace period") +
-                " (oldest task ids:";
-            for (std::uint64_t id : ids)
-                text += " " + std::to_string(id);
-            text +=
-                "): the next begin_run finishes the aborted run once they return (it throws Stall again if "
-                "they still do not), and the destructor waits for them";
-            release_run(detail::RunPhase::Draining);
-            detail::throw_error(ErrorCode::Stall, std::move(text));
-        }
-        engine.orchestrator_parker.park_until(
-            [&] { return engine.run_is_drained() || watchdog->stalled(); },
-            std::min(grace_end, Clock::now() + std::chrono::milliseconds(10)));
-    }
-}
-
-void Runtime::Impl::abort_run() {
-    if (aborted) return;
-    aborted = true;
-    // The abort changes what a look finds (nothing may start any more): allow one at once, so a run whose
-    // stuck tasks nothing runs for is reaped now instead of after the grace period.
-    quiet_checked = false;
-    quiet_since_ns = 0;
-    watchdog->mark_aborted();
-    abort_report = watchdog->latest();
-    detail::logger().warn("aborting the run of tasks {}..{}: every task not yet started is cancelled",
-                          run_first_id, next_id - 1);
-    // seq_cst: every thread that makes a task ready after this sees the flag (Engine::make_ready).
-    engine.abort_requested.store(true, std::memory_order_seq_cst);
-    for (auto& p : engine.scheduler_parkers)
-        p->unpark();
-    // The schedulers cancel what they pop from now on; cancelling the queues here too ends the run even
-    // when the schedulers are what stalled (ready but not dispatched).
-    engine.cancel_queued(orchestrator_ctx);
-    finish_orchestrator_completions();
-}
-
-void Runtime::Impl::quiesce_schedulers() {
-    // The schedulers acknowledge the epoch only while dispatch is disabled (see
-    // Scheduler::acknowledged_epoch); after that their private state (statistics, cores) is stable and
-    // visible here.
-    engine.dispatch_enabled.store(false, std::memory_order_seq_cst);
-    const std::uint64_t epoch = engine.quiesce_epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
-    for (auto& p : engine.scheduler_parkers)
-        p->unpark();
-    // A scheduler that read the old epoch just before it saw dispatch disabled acknowledges that one and
-    // parks; waking it again lets it acknowledge this one without waiting out its park limit.
-    for (std::size_t i = 0; i < schedulers.size(); ++i) {
-        while (schedulers[i]->acknowledged_epoch() != epoch) {
-            engine.scheduler_parkers[i]->unpark();
-            std::this_thread::yield();
-        }
-    }
-}
-
-void Runtime::Impl::resume_dispatch() {
-    engine.dispatch_enabled.store(true, std::memory_order_seq_cst);
-    for (auto& p : engine.scheduler_parkers)
-        p->unpark();
-}
-
-bool Runtime::Impl::reap_if_idle() {
-    quiesce_schedulers();
-    for (auto& s : schedulers) {
-        if (s->has_unfinished_cores()) {
-            resume_dispatch();  // to collect the kernels when they return
-            return false;
-        }
-    }
-    // Nothing runs and nothing can start (aborted): an unfinished task now waits for a release that will
-    // never come. Cancel them in id order; producers come first, so consumers they release are cancelled
-    // on the way (and skipped below, as closed).
-    engine.cancel_queued(orchestrator_ctx);
-    std::uint64_t reaped = 0;
-    for (std::uint64_t id = retired_before; id < next_id; ++id) {
-        const std::uint32_t slot = slot_of(id);
-        if (detail::link_is_closed(engine.slots[slot].link.load(std::memory_order_acquire))) continue;
-        engine.complete_task(slot, detail::Outcome::Cancelled, orchestrator_ctx);
-        ++reaped;
-    }
-    finish_orchestrator_completions();
-    if (reaped != 0)
-        detail::logger().warn("cancelled {} task(s) that could never become ready after the abort", reaped);
-    PTO_ASSERT(engine.run_is_drained(), "every task ended once the stuck ones were cancelled");
-    return true;
-}
-
-void Runtime::Impl::recover_aborted_run() {
-    // The schedulers kept running with abort_requested set since end_run threw; wait for the rest.
-    watchdog->arm(/*new_run=*/false);
-    settle_run(/*recovering=*/true);  // on failure: back to Draining, and throws
-    detail::logger().warn("the aborted run of tasks {}..{} finished draining", run_first_id, next_id - 1);
-    (void)finish_run(/*throw_if_aborted=*/false, /*release=*/false);  // end_run reported the stall already
-}
-
-[[noreturn]] void Runtime::Impl::throw_stall_while_waiting(std::string_view knob) {
-    abort_run();
-    detail::throw_error(ErrorCode::Stall, abort_report.message + " (while waiting for RuntimeConfig::" +
-                                              std::string(knob) + "); the run was aborted");
 }
 
 RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
@@ -437,7 +234,7 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
     try_retire();
 
     RunReport report;
-    report.submitted = next_id - run_first_id;
+    report.submitted = window.submitted();
     report.kernel_tasks = kernel_tasks;
     report.framework_tasks = framework_tasks;
     report.subtasks = subtasks;
@@ -447,10 +244,7 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
         total.failed += s->counters().failed;
         total.cancelled += s->counters().cancelled;
         report.schedulers.push_back(s->stats());
-        if (config.record_subtasks) {
-            subtask_records.insert(subtask_records.end(), s->records().begin(), s->records().end());
-            aicpu_records.insert(aicpu_records.end(), s->aicpu_records().begin(), s->aicpu_records().end());
-        }
+        recorder.append(s->records(), s->aicpu_records());
     }
     check_drained(total.total());
     report.completed = total.completed;
@@ -460,35 +254,25 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
     report.end_to_end_ns = end_to_end_ns;
     report.start_steady_ns = run_start_ns;
     report.orchestrator = stats;
-    {
-        std::lock_guard lock(engine.failures_mutex);
-        report.failures = engine.failures;
-    }
-    report.stalls = std::move(pending_stalls);
-    pending_stalls.clear();
+    report.failures = engine.failures.snapshot();
+    report.stalls = run.take_kept_stalls();
     for (StallReport& r : watchdog->take_reports())
         report.stalls.push_back(std::move(r));
-    report.aborted = aborted;
-    std::sort(subtask_records.begin(), subtask_records.end(),
-              [](const SubtaskRecord& a, const SubtaskRecord& b) { return a.dispatch_ns < b.dispatch_ns; });
-    if (config.record_graph) {
-        graph.kernels.clear();
-        for (std::size_t f = 0; f < engine.kernels.size(); ++f)
-            if (!engine.kernels[f].name.empty())
-                graph.kernels.push_back(KernelSummary{FuncId{static_cast<std::uint16_t>(f)},
-                                                      engine.kernels[f].name, engine.kernels[f].duration_us});
-    }
+    report.aborted = run.aborted();
+    recorder.finish_timelines();
+    recorder.kernels(engine.kernels);
     last_report = report;
     detail::logger().debug("run of {} tasks ended: {} completed, {} failed, {} cancelled, {} ns end to end",
                            report.submitted, report.completed, report.failed, report.cancelled,
                            end_to_end_ns);
     std::string stall_text;
-    if (aborted && throw_if_aborted)
-        stall_text = abort_report.message + "; the run was aborted: " + std::to_string(report.cancelled) +
-                     " task(s) cancelled, " + std::to_string(report.failed) + " failed, " +
-                     std::to_string(report.completed) + " completed of " + std::to_string(report.submitted);
+    if (run.aborted() && throw_if_aborted)
+        stall_text = run.abort_report().message +
+                     "; the run was aborted: " + std::to_string(report.cancelled) + " task(s) cancelled, " +
+                     std::to_string(report.failed) + " failed, " + std::to_string(report.completed) +
+                     " completed of " + std::to_string(report.submitted);
     // Last: another thread may claim the runtime right after this.
-    if (release) release_run(detail::RunPhase::Idle);
+    if (release) run.release(detail::RunPhase::Idle);
     if (!stall_text.empty()) detail::throw_error(ErrorCode::Stall, std::move(stall_text));
     return report;
 }
@@ -504,11 +288,10 @@ const RuntimeConfig& Runtime::config() const {
 
 void Runtime::register_kernel(FuncId id, KernelInfo info) {
     detail::check_not_reentrant("register_kernel");
-    detail::RunPhase seen = detail::RunPhase::Idle;
+    detail::RunPhase seen;
     // Claims the runtime like begin_run, so a run another thread starts meanwhile cannot see a half-changed
     // kernel table.
-    if (!impl_->phase.compare_exchange_strong(seen, detail::RunPhase::Registering, std::memory_order_acq_rel,
-                                              std::memory_order_acquire)) [[unlikely]] {
+    if (!impl_->run.claim_registering(seen)) [[unlikely]] {
         if (seen == detail::RunPhase::Draining)
             detail::throw_error(ErrorCode::RunInProgress,
                                 "register_kernel(" + info.name +
@@ -519,9 +302,9 @@ void Runtime::register_kernel(FuncId id, KernelInfo info) {
                                 std::string(to_string(seen)) + "; register kernels before pto::run");
     }
     struct Unclaim {
-        std::atomic<detail::RunPhase>& phase;
-        ~Unclaim() { phase.store(detail::RunPhase::Idle, std::memory_order_release); }
-    } unclaim{impl_->phase};
+        detail::RunState& run;
+        ~Unclaim() { run.advance(detail::RunPhase::Idle); }
+    } unclaim{impl_->run};
     if (id.is_none()) [[unlikely]]
         detail::throw_error(ErrorCode::InvalidArgument,
                             "register_kernel(" + info.name + ") with FuncId none");
@@ -545,23 +328,21 @@ std::string Runtime::kernel_name(FuncId id) const {
 }
 
 bool Runtime::in_run() const {
-    const detail::RunPhase p = impl_->phase.load(std::memory_order_acquire);
-    return p == detail::RunPhase::Starting || p == detail::RunPhase::Orchestrating ||
-           p == detail::RunPhase::Ending;
+    return impl_->run.in_run();
 }
 
 const RunReport& Runtime::last_report() const {
     return impl_->last_report;
 }
 const GraphRecord& Runtime::graph() const {
-    return impl_->graph;
+    return impl_->recorder.graph();
 }
 std::span<const SubtaskRecord> Runtime::subtasks() const {
-    return impl_->subtask_records;
+    return impl_->recorder.subtasks();
 }
 
 std::span<const AicpuRecord> Runtime::aicpu_records() const {
-    return impl_->aicpu_records;
+    return impl_->recorder.aicpu();
 }
 
 namespace detail {
@@ -590,21 +371,20 @@ std::span<const TensorArg> TaskPort::task_tensors(TaskId id) const {
     return runtime_->impl_->task_tensors(id);
 }
 const std::atomic<std::uint64_t>& TaskPort::retirement_counter() const {
-    return runtime_->impl_->retired_published;
+    return runtime_->impl_->window.retirement_counter();
 }
 
 TaskId TaskPort::next_task_id() const {
-    return TaskId{runtime_->impl_->next_id};
+    return TaskId{runtime_->impl_->window.next_id()};
 }
 TaskId TaskPort::run_first_task_id() const {
-    return TaskId{runtime_->impl_->run_first_id};
+    return TaskId{runtime_->impl_->window.run_first_id()};
 }
 TaskId TaskPort::retired_before() const {
-    return TaskId{runtime_->impl_->retired_before};
+    return TaskId{runtime_->impl_->window.retired_before()};
 }
 RetiredTasks TaskPort::retired() const {
-    const Runtime::Impl& impl = *runtime_->impl_;
-    return RetiredTasks{TaskId{impl.retired_before}, impl.retired_unsuccessful};
+    return runtime_->impl_->window.retired();
 }
 TaskId TaskPort::try_retire() {
     return runtime_->impl_->try_retire();

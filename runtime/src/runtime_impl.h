@@ -1,5 +1,6 @@
-// Runtime::Impl: the orchestrator-side state (id window, retirement, heap ring, bookkeeping per slot,
-// recorder) around the shared Engine, the scheduler threads and the watchdog.
+// Runtime::Impl: the composition of the runtime's components (task window, edge linker, heap ring, the
+// shared Engine, scheduler threads, watchdog) and the run lifecycle and submission steps that coordinate
+// them. Each step's file says which components it touches.
 #pragma once
 
 #include <atomic>
@@ -9,60 +10,37 @@
 #include <vector>
 
 #include "compute_pool.h"
+#include "edge_linker.h"
 #include "edge_table_holds.h"
 #include "engine.h"
 #include "heap_ring.h"
-#include "run_phase.h"
+#include "run_observer.h"
+#include "run_recorder.h"
+#include "run_state.h"
 #include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "scheduler.h"
+#include "task_window.h"
 #include "watchdog.h"
 
 namespace pto {
-
-namespace detail {
-
-/// SlotBook: orchestrator-private bookkeeping of one slot (never read by other threads).
-struct SlotBook {
-    std::uint64_t edge_end;       // edge counter after this task's nodes: freed when it retires
-    std::uint64_t heap_end;       // heap mark after this task's buffers: freed when it retires
-    std::uint64_t args_end;       // argument-ring mark after this task's record: freed when it retires
-    std::uint64_t last_consumer;  // id of the newest consumer linked to it, to merge duplicate producers
-    bool scope_held;              // an open scope still holds this task's scope reference
-    // Consumers linked to this producer since the last flush_links, as a private list of edge nodes
-    // (1 + index; 0 = none), spliced into its fanout list with one CAS.
-    std::uint32_t staged_head;
-    std::uint32_t staged_tail;
-    std::uint32_t staged_count;
-};
-
-}  // namespace detail
 
 struct Runtime::Impl {
     explicit Impl(const RuntimeConfig& config);
     ~Impl();
 
-    // ---- orchestrator-side operations ----
-    // The run lifecycle (runtime.cpp).
+    // ---- Steps (orchestrator thread), each coordinating the components below ----------------------------
+    // The run lifecycle (runtime.cpp): RunState, every component's start_run, the schedulers, the watchdog.
     void begin_run();
     void start_run();
     void end_orchestration();
     RunReport end_run();
-    // The run phase (runtime.cpp; see run_phase.h).
-    void release_run(detail::RunPhase next);
-    [[nodiscard]] bool owns_run() const { return detail::t_owned_run == this; }
-    /// slot_of: the window slot of task `id` (ids are consecutive, the window a power of two).
-    [[nodiscard]] std::uint32_t slot_of(std::uint64_t id) const {
-        return static_cast<std::uint32_t>(id) & engine.window_mask;
-    }
-    /// is_orchestrating: this thread orchestrates the run and its orchestration has not ended.
-    [[nodiscard]] bool is_orchestrating() const {
-        return owns_run() && phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating;
-    }
+    // Refusing calls that do not fit the run's phase (runtime.cpp, submit_validation.cpp).
     [[noreturn]] void refuse_call(const char* call) const;
     [[noreturn]] void throw_run_in_progress(const char* call, detail::RunPhase seen) const;
     [[noreturn]] void terminate_destroyed_in_run(detail::RunPhase seen) const;
-    // The stall path (runtime.cpp): abort, drain, reap, and finishing a run aborted earlier.
+    // The stall path (stall_path.cpp; finish_run in runtime.cpp): abort, drain, reap, and finishing a run
+    // aborted earlier (RunState, Engine's DispatchControl and completion protocol, RunObserver, watchdog).
     void settle_run(bool recovering);
     void abort_run();
     bool reap_if_idle();
@@ -74,21 +52,27 @@ struct Runtime::Impl {
     void check_drained(std::uint64_t counted) const;
     void recover_aborted_run();
     [[noreturn]] void throw_stall_while_waiting(std::string_view knob);
-    // Deadlocks proven without a timeout (deadlock_proof.cpp).
+    // Deadlocks proven without a timeout (deadlock_proof.cpp): RunState's quiet period, RunObserver, a
+    // look at the TaskTable with the schedulers quiesced.
     bool should_check_deadlock();
     bool prove_deadlock(std::string_view waiting_for);
-    // Submission (submit.cpp).
+    // Submission (submit.cpp): TaskTable, HeapRing, ArgRing, TaskWindow, EdgeLinker, Engine::make_ready,
+    // RunRecorder.
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
     TaskId submit_instance(std::span<InstanceNode> nodes, const std::shared_ptr<const InstanceEdges>& edges,
                            bool scoped);
     void init_instance_slots(std::span<const InstanceNode> nodes, TaskId first, bool scoped);
     void link_instance(std::span<const InstanceNode> nodes, TaskId first);
-    void record_instance_node(const InstanceNode& n, TaskId id);
     void release_scope(TaskId begin, TaskId end);
+    /// flush_links: splices the staged edges (EdgeLinker::flush) and finishes what that completed.
+    void flush_links() {
+        if (!linker.has_staged()) return;
+        linker.flush(engine, orchestrator_ctx, stats, config.profile_orchestrator);
+        finish_orchestrator_completions();
+    }
     [[nodiscard]] std::span<const TensorArg> task_tensors(TaskId id) const;
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
     void count_submit(const TaskSpec& spec);
-    void record_task(const TaskSpec& spec, TaskId id, std::span<const TaskId> producers);
     // Checks before anything changes (submit_validation.cpp).
     void check_run_open(const char* call) const;
     void validate_spec(const TaskSpec& spec, TaskId id) const;
@@ -106,86 +90,57 @@ struct Runtime::Impl {
                                  const InstanceEdges* edges);
     void check_heap_need(std::uint64_t reserve_bytes, TaskId id, const TaskSpec* spec) const;
     std::string describe_task(TaskId id, const TaskSpec* spec = nullptr) const;
-    // Room and retirement (reservation.cpp).
+    // Room and retirement (back_pressure.cpp): TaskWindow, the rings' free room, waiting on WakeUps.
     void reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes,
                  std::uint64_t arg_bytes);
     TaskId try_retire();
     void wait_for_retirement(std::string_view knob);
-    // Waiting for tasks to complete (wait.cpp).
+    // Waiting for tasks to complete (wait.cpp): RunProgress's awaited slot, the TaskTable's link words.
     void wait_for(std::span<const TaskId> tasks);
     void wait_for_one(TaskId task);
     [[nodiscard]] bool is_complete(TaskId task) const;
     [[noreturn]] void throw_awaited_unsuccessful(TaskId task);
     [[noreturn]] void throw_deadlock(std::string_view knob) const;
     std::uint64_t knob_value(std::string_view knob) const;
-    // Fanout linking (edge_linking.cpp).
-    std::uint32_t select_producers(TaskId id, std::span<const TaskId> producers);
-    void stage_links(std::uint32_t slot, const std::uint32_t* producers, std::uint32_t count);
-    void flush_links();
+    /// finish_orchestrator_completions: ends the tasks the orchestrator's own completions cancelled and
+    /// publishes what ended on this thread, like a scheduler pass (submit.cpp).
     void finish_orchestrator_completions();
 
     const RuntimeConfig config;
-    detail::Engine engine;
-    detail::RunSettings settings;
+
+    // ---- Shared with the scheduler threads and compute workers -------------------------------------------
+    detail::Engine engine;  // task table, rings, queues, wake-ups, progress, switches, failures; completion
+    detail::RunSettings settings;  // per-run scheduler settings, written while dispatch is disabled
     std::unique_ptr<detail::ComputePool> compute;
     std::vector<std::unique_ptr<detail::Scheduler>> schedulers;
 
-    // Orchestrator-private state.
-    std::unique_ptr<detail::SlotBook[]> books;
-    detail::HeapRing heap;
-    std::uint64_t next_id = 0;
-    std::uint64_t run_first_id = 0;
-    std::uint64_t retired_before = 0;
-    /// phase: the run lifecycle (run_phase.h). Claimed with an acq_rel CAS from Idle or Draining (begin_run,
-    /// register_kernel), which pairs with the release store of the previous holder's last transition, so
-    /// the new holder sees everything the old one wrote; every other transition is a release store by the
-    /// holder. Read (acquire) by any thread: in_run(), refused calls, the destructor.
-    std::atomic<detail::RunPhase> phase{detail::RunPhase::Idle};
-    const void* outer_owned_run = nullptr;  // the thread's t_owned_run before begin_run (another runtime's)
-    bool aborted = false;      // a stall aborted this run: what had not started is being cancelled
-    StallReport abort_report;  // the stall that aborted the run
-    std::vector<StallReport> pending_stalls;   // reports of a draining run, for its final report
-    std::vector<TaskId> retired_unsuccessful;  // this run's failed or cancelled tasks that retired, ascending
+    // ---- Orchestrator-private components
+    // -------------------------------------------------------------------
+    detail::TaskWindow window;                // ids, id -> slot, ring marks, scope holds, in-order retirement
+    detail::EdgeLinker linker;                // producer selection, staged edges, flush
+    detail::HeapRing heap;                    // runtime-allocated buffers
+    detail::EdgeTableHolds edge_table_holds;  // template edge tables of instances with unretired tasks
+    detail::RunState run;                     // the phase, who holds the run, the abort, the quiet period
+    detail::RunRecorder recorder;             // the graph and the timelines, when recording
+
+    // ---- The orchestrator's own bookkeeping of the run (plain records)
+    // -------------------------------------
     std::int64_t run_start_ns = 0;
-    // Quiet-period tracking for prove_deadlock: progress seen last, and since when nothing moved.
-    std::uint64_t quiet_epoch = 0;
-    std::int64_t quiet_since_ns = 0;
-    bool quiet_checked = false;  // prove_deadlock looked during this quiet period already
-    /// How long nothing must move before the orchestrator quiesces the schedulers to look for a deadlock:
-    /// long enough that a busy run never pays for the quiesce, short enough that a deadlock is reported
-    /// within the 100 ms promised in docs/reliability.md (with the orchestrator's 10 ms waits, about 20 ms
-    /// plus the quiesce on an idle machine; pto-deadlock-latency measures it).
-    static constexpr std::int64_t kDeadlockQuietNs = 10'000'000;
     std::int64_t orchestration_ns = 0;
-    detail::CompletionContext orchestrator_ctx;
-    std::uint64_t orchestrator_finished_published = 0;  // of orchestrator_ctx.counters, in finished_tasks
+    detail::CompletionContext orchestrator_ctx;  // completions on this thread (alloc tasks, cancellations)
+    std::uint64_t orchestrator_finished_published = 0;  // of orchestrator_ctx.counters, in engine.progress
     OrchestratorStats stats;
     std::uint64_t kernel_tasks = 0;
     std::uint64_t framework_tasks = 0;
     std::uint64_t subtasks = 0;
-    GraphRecord graph;
-    std::vector<TaskId> record_scratch;
-    std::vector<TaskId> instance_scratch;
     std::vector<std::uint32_t> edge_check_cursor;  // scratch of validate_instance_edges
-    detail::EdgeTableHolds edge_table_holds;       // tables of instances with unretired tasks
-
-    std::vector<std::uint32_t> candidates;        // producer slots selected for linking (scratch)
-    std::vector<std::uint32_t> staged_producers;  // producers with staged consumers (SlotBook::staged_*)
-    std::uint64_t staged_edges = 0;
-    /// Staged edges that force a flush even inside a scope: bounds how long a long scope delays its
-    /// consumers and how much the flush touches at once.
-    static constexpr std::uint64_t kMaxStagedEdges = 4096;
-    std::vector<SubtaskRecord> subtask_records;
-    std::vector<AicpuRecord> aicpu_records;  // orchestrator's while running, then the schedulers' appended
-    /// aicpu_sink: where orchestrator intervals go, or null when not recording.
-    std::vector<AicpuRecord>* aicpu_sink() { return config.record_subtasks ? &aicpu_records : nullptr; }
     RunReport last_report;
 
-    // Shared with the watchdog.
-    std::atomic<std::uint64_t> submits_published{0};  // orchestrator stores (relaxed) after each submit
-    std::atomic<bool> orchestrator_waiting{false};    // the orchestrator is parked inside the runtime
-    std::atomic<std::uint64_t> retired_published{0};  // retired_before, stored (relaxed) by try_retire
-    std::unique_ptr<detail::Watchdog> watchdog;
+    // ---- Watching the run
+    // ----------------------------------------------------------------------------------
+    std::atomic<bool> orchestrator_waiting{false};  // the orchestrator is parked inside the runtime
+    detail::RunObserver observer{engine, window, schedulers, orchestrator_waiting};  // read-only
+    std::unique_ptr<detail::Watchdog> watchdog;  // samples `observer` only
 };
 
 }  // namespace pto

@@ -45,13 +45,13 @@ class EngineQueues {
     void push(Shape shape, std::uint32_t slot) { engine_.ready.push(shape, slot); }
     [[nodiscard]] bool is_empty(Shape shape) const { return engine_.ready.is_empty(shape); }
     std::uint32_t claim_block(std::uint32_t slot) {
-        TaskSlot& task = engine_.slots[slot];
+        TaskSlot& task = engine_.tasks[slot];
         // Relaxed: the token's previous holder pushed with release and our pop acquired.
         const std::uint32_t claimed = task.blocks_claimed.load(std::memory_order_relaxed);
         task.blocks_claimed.store(claimed + 1, std::memory_order_relaxed);
         return claimed;
     }
-    [[nodiscard]] std::uint32_t block_num(std::uint32_t slot) const { return engine_.slots[slot].block_num; }
+    [[nodiscard]] std::uint32_t block_num(std::uint32_t slot) const { return engine_.tasks[slot].block_num; }
 
   private:
     Engine& engine_;
@@ -87,7 +87,7 @@ class Scheduler::Backend {
         s_.ctx_.pushed_ready = false;
         now_ = (E != Executor::Instant || s_.settings_.record_subtasks) ? now_ns() : 0;
         if constexpr (kPollsCores) {
-            aborting_ = engine_.abort_requested.load(std::memory_order_relaxed);
+            aborting_ = engine_.control.abort_requested();
             busy_ = 0;
             oldest_start_ = 0;
             oldest_task_ = ~0ull;
@@ -127,7 +127,7 @@ class Scheduler::Backend {
         ++busy_;
         if (oldest_task_ == ~0ull || core.start_ns < oldest_start_) {
             oldest_start_ = core.start_ns;
-            oldest_task_ = engine_.slot_info[core.running.slot].task_id;
+            oldest_task_ = engine_.tasks.info(core.running.slot).task_id;
         }
     }
     void end_collect() {
@@ -140,19 +140,19 @@ class Scheduler::Backend {
     [[nodiscard]] bool recording() const { return s_.settings_.record_subtasks; }
     SubtaskRecord& new_record() { return s_.records_.emplace_back(); }
     [[nodiscard]] SubtaskFacts facts(std::uint32_t slot, std::uint8_t lane) const {
-        const TaskSlot& task = engine_.slots[slot];
+        const TaskSlot& task = engine_.tasks[slot];
         const CoreType type = task.shape == Shape::MIX
                                   ? CoreType::MIX
                                   : (task.shape == Shape::AIC ? CoreType::AIC : CoreType::AIV);
-        return SubtaskFacts{engine_.task_id_of(slot), task.funcs[lane], type};
+        return SubtaskFacts{engine_.tasks.task_id_of(slot), task.funcs[lane], type};
     }
     /// finish_ns: the pass read its clock before it saw this kernel end, which a compute worker stamps
     /// just before it releases `done`: the completion was handled no earlier than both.
     [[nodiscard]] std::int64_t finish_ns(const SubtaskEnd& end) const { return std::max(now_, end.end_ns); }
     [[nodiscard]] std::int64_t time_base() const { return s_.settings_.start_ns; }
     [[nodiscard]] std::uint32_t index() const { return s_.index_; }
-    std::uint64_t finish_seq() { return engine_.record_sequence.fetch_add(1, std::memory_order_relaxed); }
-    [[nodiscard]] Shape shape_of(std::uint32_t slot) const { return engine_.slots[slot].shape; }
+    std::uint64_t finish_seq() { return engine_.progress.next_record_stamp(); }
+    [[nodiscard]] Shape shape_of(std::uint32_t slot) const { return engine_.tasks[slot].shape; }
     void lane_ended(const SubtaskRef&, const SubtaskEnd&) { ++s_.stats_.subtasks_completed; }
     void block_ended(std::uint32_t slot, bool failed) { s_.block_finished(slot, failed); }
     void completions_done() {
@@ -169,16 +169,14 @@ class Scheduler::Backend {
 
     // ---- dispatch ----
     void begin_dispatch() {}
-    [[nodiscard]] bool aborting() const { return engine_.abort_requested.load(std::memory_order_relaxed); }
+    [[nodiscard]] bool aborting() const { return engine_.control.abort_requested(); }
     bool cancel_queued() { return engine_.cancel_queued(s_.ctx_); }
     [[nodiscard]] IdleElsewhere idle_elsewhere() const {
         IdleElsewhere idle;
         if constexpr (E != Executor::Instant) {
-            for (std::uint32_t t = 0; t < engine_.config.scheduler_threads; ++t) {
-                if (t == s_.index_) continue;
-                idle.aic += engine_.idle_cores[t].aic.load(std::memory_order_relaxed);
-                idle.aiv += engine_.idle_cores[t].aiv.load(std::memory_order_relaxed);
-            }
+            const WakeUps::IdleCount elsewhere = engine_.wake.idle_elsewhere(s_.index_);
+            idle.aic = elsewhere.aic;
+            idle.aiv = elsewhere.aiv;
         }
         return idle;
     }
@@ -191,9 +189,7 @@ class Scheduler::Backend {
     }
     void charge_write(std::uint32_t) { ++s_.stats_.subtasks_dispatched; }
     SubtaskRef make_ref(const Placement& p, const CoreState&) {
-        const std::uint64_t seq = s_.settings_.record_subtasks
-                                      ? engine_.record_sequence.fetch_add(1, std::memory_order_relaxed)
-                                      : 0;
+        const std::uint64_t seq = s_.settings_.record_subtasks ? engine_.progress.next_record_stamp() : 0;
         return SubtaskRef{p.slot, p.block, p.lane, now_, seq};
     }
     std::optional<SubtaskEnd> start(ClusterState&, CoreState& core) {
@@ -217,8 +213,8 @@ class Scheduler::Backend {
         if (ended != 0)
             engine_.add_finished(ended);
         else if (progressed)
-            engine_.note_progress();  // blocks moved: a long SPMD task is not a stall
-        if (s_.ctx_.pushed_ready) engine_.wake_schedulers();
+            engine_.progress.note_progress();  // blocks moved: a long SPMD task is not a stall
+        if (s_.ctx_.pushed_ready) engine_.wake.wake_sleeping_schedulers();
         if (!timed_) return;
         const std::int64_t t2 = now_ns();
         if (s_.settings_.profile) {
@@ -273,8 +269,8 @@ Scheduler::Scheduler(Engine& engine, const RunSettings& settings, ComputePool* c
 }
 
 Scheduler::~Scheduler() {
-    engine_.shutting_down.store(true, std::memory_order_seq_cst);
-    engine_.scheduler_parkers[index_]->unpark();
+    engine_.control.shut_down();
+    engine_.wake.wake_scheduler(index_);
     thread_.join();
 }
 
@@ -330,18 +326,18 @@ void Scheduler::loop() {
     Backend<E> backend(*this);
     SchedulerPass pass(backend, pass_);
     std::uint32_t idle_passes = 0;
-    while (!engine_.shutting_down.load(std::memory_order_acquire)) {
+    while (!engine_.control.shutting_down()) {
         // Epoch first, then the flag: the orchestrator disables dispatch before bumping the epoch, so
         // seeing epoch e (acquire) and then "disabled" proves no pass will run until dispatch is enabled
         // again; acknowledging e tells the orchestrator this thread's statistics are stable.
-        const std::uint64_t epoch = engine_.quiesce_epoch.load(std::memory_order_acquire);
-        if (!engine_.dispatch_enabled.load(std::memory_order_acquire)) {
+        const std::uint64_t epoch = engine_.control.quiesce_epoch();
+        if (!engine_.control.dispatch_enabled()) {
             acked_epoch_.store(epoch, std::memory_order_release);
-            Parker& parker = *engine_.scheduler_parkers[index_];
+            Parker& parker = engine_.wake.scheduler_parker(index_);
             parker.park_until(
                 [&] {
-                    return engine_.shutting_down.load(std::memory_order_seq_cst) ||
-                           engine_.dispatch_enabled.load(std::memory_order_seq_cst);
+                    return engine_.control.shutting_down(std::memory_order_seq_cst) ||
+                           engine_.control.dispatch_enabled(std::memory_order_seq_cst);
                 },
                 Parker::Clock::now() + kIdleParkLimit);
             continue;
@@ -370,7 +366,7 @@ template <Executor E>
 void Scheduler::start_running(CoreState& core, std::int64_t now) {
     core.start_ns = now;
     const SubtaskRef& ref = core.running;
-    const FuncId func = engine_.slots[ref.slot].funcs[ref.lane];
+    const FuncId func = engine_.tasks[ref.slot].funcs[ref.lane];
     const double jitter = engine_.config.timed_jitter;
     if constexpr (E == Executor::Timed) {
         std::int64_t duration = scaled_duration_ns(func);
@@ -411,7 +407,7 @@ void Scheduler::record_pass(std::int64_t t0, std::int64_t t1, std::int64_t t2, s
 void Scheduler::block_finished(std::uint32_t slot, bool failed) {
     // Read while this block is still uncounted: once another thread finishes the last block, the task may
     // retire and its slot be reused at any moment.
-    const std::uint32_t block_num = engine_.slots[slot].block_num;
+    const std::uint32_t block_num = engine_.tasks[slot].block_num;
     // Blocks of one task finishing in one pass are counted with one RMW (flush_finished_blocks): an SPMD
     // launch of n blocks costs one atomic per pass instead of n.
     if (!finished_blocks_.empty() && finished_blocks_.back().slot == slot) {
@@ -425,7 +421,7 @@ void Scheduler::block_finished(std::uint32_t slot, bool failed) {
 
 void Scheduler::flush_finished_blocks() {
     for (const FinishedBlocks& batch : finished_blocks_) {
-        TaskSlot& task = engine_.slots[batch.slot];
+        TaskSlot& task = engine_.tasks[batch.slot];
         // Ordered before the block count (release) so the thread finishing the last block sees it.
         if (batch.failed) task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
         // acq_rel: the thread counting the last block owns the task's completion. Nothing else of the slot
@@ -444,7 +440,7 @@ void Scheduler::drop_unstarted(CoreState& core) {
     // entry: a one-block task is cancelled, a wider one fails (other blocks may have run).
     const SubtaskRef ref = core.running;
     core.running = SubtaskRef{};
-    TaskSlot& task = engine_.slots[ref.slot];
+    TaskSlot& task = engine_.tasks[ref.slot];
     const std::uint32_t block_num = task.block_num;
     if (block_num == 1) {
         task.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
@@ -464,9 +460,8 @@ void Scheduler::publish_idle_cores() {
     for (const ClusterState& cluster : clusters())
         for (std::uint32_t u = 0; u < cluster.units; ++u)
             if (cluster.unit[u].running.is_empty()) ++(u == 0 ? aic : aiv);
-    // Relaxed: a hint for the other threads' policy (see Engine::IdleCores).
-    engine_.idle_cores[index_].aic.store(aic, std::memory_order_relaxed);
-    engine_.idle_cores[index_].aiv.store(aiv, std::memory_order_relaxed);
+    // A hint for the other threads' policy (see WakeUps::publish_idle).
+    engine_.wake.publish_idle(index_, WakeUps::IdleCount{aic, aiv});
 }
 
 bool Scheduler::has_unfinished_cores() const {
@@ -492,13 +487,13 @@ void Scheduler::park(bool timed_cores_busy) {
             std::chrono::nanoseconds(std::max<std::int64_t>(0, earliest_end_ns() - now_ns()));
         deadline = std::min(deadline, Parker::Clock::now() + until_end);
     }
-    // seq_cst: pairs with the fence in Engine::wake_schedulers (a pusher either sees this count or this
+    // Pairs with the fence in WakeUps::wake_sleeping_schedulers (a pusher either sees this count or this
     // thread's check below sees its push).
-    engine_.sleeping_schedulers.fetch_add(1, std::memory_order_seq_cst);
-    engine_.scheduler_parkers[index_]->park_until(
+    engine_.wake.enter_sleep();
+    engine_.wake.scheduler_parker(index_).park_until(
         [&] {
-            if (engine_.shutting_down.load(std::memory_order_seq_cst) ||
-                !engine_.dispatch_enabled.load(std::memory_order_seq_cst) || !engine_.ready.all_empty())
+            if (engine_.control.shutting_down(std::memory_order_seq_cst) ||
+                !engine_.control.dispatch_enabled(std::memory_order_seq_cst) || !engine_.ready.all_empty())
                 return true;
             for (const ClusterState& cluster : clusters())
                 for (std::uint32_t u = 0; u < cluster.units; ++u)
@@ -506,7 +501,7 @@ void Scheduler::park(bool timed_cores_busy) {
             return false;
         },
         deadline);
-    engine_.sleeping_schedulers.fetch_sub(1, std::memory_order_seq_cst);
+    engine_.wake.leave_sleep();
 }
 
 }  // namespace pto::detail

@@ -45,9 +45,9 @@ class Scheduler {
 
     /// busy_cores: cores with a running subtask, published each pass (relaxed) for the watchdog.
     [[nodiscard]] std::uint32_t busy_cores() const { return busy_cores_.load(std::memory_order_relaxed); }
-    /// acknowledged_epoch: the last Engine::quiesce_epoch this thread saw with dispatch disabled. Once it
-    /// equals the current epoch the thread runs no pass until dispatch is enabled again, so its statistics
-    /// are stable (acquire pairs with the thread's release store).
+    /// acknowledged_epoch: the last DispatchControl::quiesce_epoch this thread saw with dispatch disabled.
+    /// Once it equals the current epoch the thread runs no pass until dispatch is enabled again, so its
+    /// statistics are stable (acquire pairs with the thread's release store).
     [[nodiscard]] std::uint64_t acknowledged_epoch() const {
         return acked_epoch_.load(std::memory_order_acquire);
     }

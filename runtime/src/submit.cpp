@@ -1,6 +1,7 @@
 // The orchestrator's submission path: slot initialisation and argument copy, submit and submit_instance,
-// and the end of a scope. Validation (submit_validation.cpp), reservation and retirement (reservation.cpp)
-// and linking into producers' fanout lists (edge_linking.cpp) are the steps it calls.
+// and the end of a scope. Each step names the component it drives: validation (submit_validation.cpp),
+// room (back_pressure.cpp), ids and retirement marks (TaskWindow), producer selection and staged edges
+// (EdgeLinker), readiness and completion (Engine).
 #include <algorithm>
 #include <string>
 
@@ -22,8 +23,8 @@ using detail::PhaseTimer;
 using detail::TaskSlot;
 
 std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool scoped) {
-    const std::uint32_t slot = slot_of(id.value);
-    TaskSlot& t = engine.slots[slot];
+    const std::uint32_t slot = window.slot_of(id.value);
+    TaskSlot& t = engine.tasks[slot];
     // Relaxed: the slot is unpublished; the first link CAS or the ready-queue push releases these stores.
     t.blocks_claimed.store(0, std::memory_order_relaxed);
     t.blocks_finished.store(0, std::memory_order_relaxed);
@@ -39,7 +40,7 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
     t.static_producer_count = 0;
     t.static_consumers = nullptr;
     t.static_producers = nullptr;
-    books[slot].scope_held = scoped;
+    window.open_slot(slot, scoped);
 
     // Arguments: allocate create-info outputs (written back so the caller sees them), then copy.
     PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
@@ -54,25 +55,8 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
     }
     const std::uint64_t args_offset =
         keep ? engine.args.write(spec.tensors, spec.scalars) : detail::SlotInfo::kNoArguments;
-    engine.slot_info[slot] = detail::SlotInfo{id.value, args_offset};
-    books[slot].args_end = engine.args.head();
+    engine.tasks.info(slot) = detail::SlotInfo{id.value, args_offset};
     return slot;
-}
-
-void Runtime::Impl::record_task(const TaskSpec& spec, TaskId id, std::span<const TaskId> producers) {
-    RecordedTask& r = graph.tasks.emplace_back();
-    r.id = id;
-    r.kind = spec.kind;
-    r.core = spec.core;
-    for (int i = 0; i < 3; ++i)
-        r.funcs[i] = spec.funcs[i];
-    r.block_num = spec.block_num;
-    r.first_producer = static_cast<std::uint32_t>(graph.producers.size());
-    record_scratch.assign(producers.begin(), producers.end());
-    std::sort(record_scratch.begin(), record_scratch.end());
-    record_scratch.erase(std::unique(record_scratch.begin(), record_scratch.end()), record_scratch.end());
-    graph.producers.insert(graph.producers.end(), record_scratch.begin(), record_scratch.end());
-    r.producer_count = static_cast<std::uint32_t>(record_scratch.size());
 }
 
 void Runtime::Impl::count_submit(const TaskSpec& spec) {
@@ -87,8 +71,8 @@ void Runtime::Impl::count_submit(const TaskSpec& spec) {
 
 TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped) {
     check_run_open("submit");
-    const TaskId id{next_id};
-    const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::Submit, run_start_ns, id);
+    const TaskId id{window.next_id()};
+    const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::Submit, run_start_ns, id);
     validate_spec(spec, id);
     validate_producers(producers, id, spec);
     if (spec.kind == TaskKind::Alloc && !producers.empty()) [[unlikely]]
@@ -106,25 +90,23 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
     }
 
     const std::uint32_t slot = init_slot(spec, id, scoped);
-    TaskSlot& t = engine.slots[slot];
+    TaskSlot& t = engine.tasks[slot];
     {
         // Ends before flush_links, which times itself into the same counter.
         PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
-        candidates.clear();
-        const std::uint32_t expected = select_producers(id, producers);
+        linker.clear_selection();
+        const std::uint32_t expected = linker.select_producers(id, producers, window, t, stats);
         const std::uint64_t edge_begin = engine.edges.head();
         // Every field is written before the first link publishes the slot (see "The fanin counter").
         t.fanin_pending.store(static_cast<std::int32_t>(expected), std::memory_order_relaxed);
         t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
         t.fanin_edge_count = expected;
-        detail::SlotBook& book = books[slot];
-        book.edge_end = edge_begin + expected;
-        book.heap_end = heap.head();
-        ++next_id;
+        window.set_marks(slot, detail::RingMarks{edge_begin + expected, heap.head(), engine.args.head()});
+        window.commit(1);
         count_submit(spec);
-        if (config.record_graph) record_task(spec, id, producers);
+        recorder.task(spec, id, producers);
 
-        stage_links(slot, candidates.data(), expected);
+        linker.stage(slot, 0, expected, engine.edges);
         if (spec.kind == TaskKind::Alloc) {
             // Owns buffers and has no kernel: it completes now, but lives on while referenced.
             engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
@@ -134,18 +116,18 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
     }
     // Inside a scope, edges are spliced per producer when the scope ends (or the staging fills), one CAS
     // per producer instead of one per edge; outside any scope, at once.
-    if (!scoped || staged_edges >= kMaxStagedEdges) flush_links();
+    if (linker.should_flush(scoped)) flush_links();
     finish_orchestrator_completions();
-    submits_published.store(next_id - run_first_id, std::memory_order_relaxed);
+    window.publish_submitted();
     return id;
 }
 
 TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes,
                                       const std::shared_ptr<const InstanceEdges>& edges, bool scoped) {
     check_run_open("submit_instance");
-    const TaskId first{next_id};
+    const TaskId first{window.next_id()};
     if (nodes.empty()) return first;
-    const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::SubmitInstance, run_start_ns, first,
+    const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::SubmitInstance, run_start_ns, first,
                                     static_cast<std::uint32_t>(nodes.size()));
     const InstanceNeeds needs = validate_instance(nodes, first, edges.get());
     {
@@ -156,51 +138,40 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes,
     if (edges) edge_table_holds.hold(edges, first.value + nodes.size() - 1);
     init_instance_slots(nodes, first, scoped);
     link_instance(nodes, first);
-    if (!scoped || staged_edges >= kMaxStagedEdges) flush_links();
+    if (linker.should_flush(scoped)) flush_links();
     finish_orchestrator_completions();
-    submits_published.store(next_id - run_first_id, std::memory_order_relaxed);
+    window.publish_submitted();
     return first;
 }
 
 void Runtime::Impl::init_instance_slots(std::span<const InstanceNode> nodes, TaskId first, bool scoped) {
     // Every slot, fanin counts included, is initialised before any node is published, so a node that
     // completes at once finds its internal consumers ready to be released.
-    candidates.clear();
+    linker.clear_selection();
     std::uint64_t edge_cursor = engine.edges.head();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const InstanceNode& n = nodes[i];
         const TaskId id = first.plus(i);
         const std::uint32_t slot = init_slot(n.spec, id, scoped);
-        TaskSlot& t = engine.slots[slot];
+        TaskSlot& t = engine.tasks[slot];
         t.static_consumer_count = static_cast<std::uint16_t>(n.consumer_offsets.size());
         t.static_consumers = n.consumer_offsets.data();
         t.static_producer_count = static_cast<std::uint16_t>(n.producer_offsets.size());
         t.static_producers = n.producer_offsets.data();
         // Internal consumers each hold a reference until they finish, like dynamic ones.
         t.link.store(kLinkRefUnit * (1 + n.consumer_offsets.size()), std::memory_order_relaxed);
-        const std::uint32_t external = select_producers(id, n.external_producers);
+        const std::uint32_t external = linker.select_producers(id, n.external_producers, window, t, stats);
         t.fanin_pending.store(static_cast<std::int32_t>(external + n.producer_offsets.size()),
                               std::memory_order_relaxed);
         t.fanin_edge_begin = static_cast<std::uint32_t>(edge_cursor);
         t.fanin_edge_count = external;
         edge_cursor += external;
-        detail::SlotBook& book = books[slot];
-        book.edge_end = edge_cursor;
-        book.heap_end = heap.head();
+        window.set_marks(slot, detail::RingMarks{edge_cursor, heap.head(), engine.args.head()});
         count_submit(n.spec);
-        if (config.record_graph) record_instance_node(n, id);
+        recorder.instance_node(n, id);
     }
-    next_id += nodes.size();
-    if (config.record_graph)
-        graph.instances.push_back(RecordedRange{first, static_cast<std::uint32_t>(nodes.size())});
-}
-
-void Runtime::Impl::record_instance_node(const InstanceNode& n, TaskId id) {
-    instance_scratch.clear();
-    for (std::uint32_t d : n.producer_offsets)
-        instance_scratch.push_back(TaskId{id.value - d});
-    instance_scratch.insert(instance_scratch.end(), n.external_producers.begin(), n.external_producers.end());
-    record_task(n.spec, id, instance_scratch);
+    window.commit(nodes.size());
+    recorder.instance(first, static_cast<std::uint32_t>(nodes.size()));
 }
 
 void Runtime::Impl::link_instance(std::span<const InstanceNode> nodes, TaskId first) {
@@ -210,9 +181,9 @@ void Runtime::Impl::link_instance(std::span<const InstanceNode> nodes, TaskId fi
     std::size_t offset = 0;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const InstanceNode& n = nodes[i];
-        const std::uint32_t slot = slot_of(first.value + i);
-        const std::uint32_t external = engine.slots[slot].fanin_edge_count;
-        stage_links(slot, candidates.data() + offset, external);
+        const std::uint32_t slot = window.slot_of(first.value + i);
+        const std::uint32_t external = engine.tasks[slot].fanin_edge_count;
+        linker.stage(slot, offset, external, engine.edges);
         offset += external;
         if (n.spec.kind == TaskKind::Alloc) {
             engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
@@ -223,25 +194,35 @@ void Runtime::Impl::link_instance(std::span<const InstanceNode> nodes, TaskId fi
 }
 
 std::span<const TensorArg> Runtime::Impl::task_tensors(TaskId id) const {
-    if (id.value < retired_before || id.value >= next_id) return {};
-    const std::uint32_t slot = slot_of(id.value);
-    if (engine.slot_info[slot].args_offset == detail::SlotInfo::kNoArguments) return {};
+    if (id.value < window.retired_before() || id.value >= window.next_id()) return {};
+    const std::uint32_t slot = window.slot_of(id.value);
+    if (engine.tasks.info(slot).args_offset == detail::SlotInfo::kNoArguments) return {};
     const detail::ArgRecord& record = engine.args_of(slot);
     return {record.tensors(), record.tensor_count};
+}
+
+void Runtime::Impl::finish_orchestrator_completions() {
+    while (!orchestrator_ctx.cancelled_ready.empty()) {
+        const std::uint32_t slot = orchestrator_ctx.cancelled_ready.back();
+        orchestrator_ctx.cancelled_ready.pop_back();
+        engine.complete_task(slot, Outcome::Cancelled, orchestrator_ctx);
+    }
+    // Alloc tasks and tasks cancelled at submission end on this thread; publish them like a scheduler pass.
+    const std::uint64_t ended = orchestrator_ctx.counters.total();
+    engine.add_finished(ended - orchestrator_finished_published);
+    orchestrator_finished_published = ended;
+    if (orchestrator_ctx.pushed_ready) {
+        orchestrator_ctx.pushed_ready = false;
+        if (config.orchestration == OrchestrationMode::Concurrent) engine.wake.wake_sleeping_schedulers();
+    }
 }
 
 void Runtime::Impl::release_scope(TaskId begin, TaskId end) {
     flush_links();
     PhaseTimer timer(config.profile_orchestrator, stats.scope_end_ns);
     ++stats.scopes_closed;
-    if (config.record_graph && end.value > begin.value)
-        graph.scopes.push_back(RecordedRange{begin, static_cast<std::uint32_t>(end.value - begin.value)});
-    // The scope's hold is orchestrator-private (see "The link word"): releasing it is a plain store, and
-    // try_retire retires what it unblocked the next time it runs.
-    const std::uint64_t from = std::max(begin.value, retired_before);
-    const std::uint64_t to = std::min(end.value, next_id);
-    for (std::uint64_t id = from; id < to; ++id)
-        books[slot_of(id)].scope_held = false;
+    recorder.scope(begin, end);
+    window.release_scope(begin.value, end.value);
 }
 
 }  // namespace pto

@@ -10,17 +10,17 @@ namespace pto {
 
 void Runtime::Impl::check_run_open(const char* call) const {
     // One thread-local compare and one relaxed load of a line this thread wrote last.
-    if (!is_orchestrating()) [[unlikely]]
+    if (!run.is_orchestrating()) [[unlikely]]
         refuse_call(call);
 }
 
 void Runtime::Impl::refuse_call(const char* call) const {
     detail::check_not_reentrant(call);
-    const detail::RunPhase p = phase.load(std::memory_order_acquire);
-    if (owns_run())
+    const detail::RunPhase p = run.phase();
+    if (run.owned_here())
         detail::throw_error(ErrorCode::NoActiveRun,
                             std::string(call) + " after end_orchestration: the run (from task " +
-                                std::to_string(run_first_id) + ") no longer accepts tasks");
+                                std::to_string(window.run_first_id()) + ") no longer accepts tasks");
     if (p == detail::RunPhase::Starting || p == detail::RunPhase::Orchestrating ||
         p == detail::RunPhase::Ending)
         detail::throw_error(ErrorCode::RunInProgress,
@@ -130,7 +130,7 @@ void Runtime::Impl::check_heap_need(std::uint64_t reserve_bytes, TaskId id, cons
 void Runtime::Impl::validate_producers(std::span<const TaskId> producers, TaskId id,
                                        const TaskSpec& spec) const {
     for (TaskId p : producers) {
-        if (p.value >= run_first_id && p.value < id.value) [[likely]]
+        if (p.value >= window.run_first_id() && p.value < id.value) [[likely]]
             continue;
         std::string why;
         if (!p.is_valid())
@@ -140,7 +140,7 @@ void Runtime::Impl::validate_producers(std::span<const TaskId> producers, TaskId
         else
             why = "task " + std::to_string(p.value) +
                   ", which belongs to an earlier run (this run starts at task " +
-                  std::to_string(run_first_id) + ")";
+                  std::to_string(window.run_first_id()) + ")";
         detail::throw_error(ErrorCode::InvalidDependency, describe_task(id, &spec) + " depends on " + why);
     }
     if (producers.size() > engine.edges.capacity()) [[unlikely]]

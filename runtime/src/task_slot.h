@@ -30,7 +30,7 @@ enum class Outcome : std::uint8_t { Ok = 0, Failed = 1, Cancelled = 2 };
 //   bits 33..63  references that keep the task from retiring: one for its own completion and one per
 //                consumer until that consumer finishes (a consumer may read the producer's
 //                runtime-allocated outputs). The scope's hold is not counted here: only the orchestrator
-//                retires tasks, so it keeps that flag privately (SlotBook::scope_held).
+//                retires tasks, so it keeps that flag privately (TaskWindow, task_window.h).
 //
 // Transitions and owners:
 //   link consumer     orchestrator, CAS: refs += 1; if not closed, the node is pushed as the new head and

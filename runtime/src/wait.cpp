@@ -1,7 +1,7 @@
 // TaskPort::wait_for: the orchestrator blocks until given tasks have completed, so a data-dependent graph can
 // read their outputs before deciding what to submit next. It parks like wait_for_retirement
-// (reservation.cpp), with the same watchdog and deadlock proof, and is woken by the awaited task's completer
-// (Engine::end_task).
+// (back_pressure.cpp), with the same watchdog and deadlock proof, and is woken by the awaited task's
+// completer (Engine::end_task).
 #include <algorithm>
 #include <string>
 
@@ -22,26 +22,25 @@ void detail::TaskPort::wait_for(std::span<const TaskId> tasks) {
 void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
     check_run_open("wait_for");
     for (const TaskId t : tasks) {
-        if (t.value < run_first_id || t.value >= next_id) [[unlikely]]
+        if (t.value < window.run_first_id() || t.value >= window.next_id()) [[unlikely]]
             detail::throw_error(
                 ErrorCode::InvalidArgument,
                 "wait_for(task " + std::to_string(t.value) + "): " +
-                    (t.value >= next_id
-                         ? "not submitted yet (the next task is " + std::to_string(next_id) + ")"
+                    (t.value >= window.next_id()
+                         ? "not submitted yet (the next task is " + std::to_string(window.next_id()) + ")"
                          : "a task of an earlier run (this run began at task " +
-                               std::to_string(run_first_id) + ")") +
+                               std::to_string(window.run_first_id()) + ")") +
                     "; wait only for tasks this orchestration function submitted");
     }
     if (tasks.empty()) return;
     ++stats.waits;
-    if (config.record_graph)
-        for (const TaskId t : tasks)
-            graph.waits.push_back(RecordedWait{TaskId{next_id}, t});
+    for (const TaskId t : tasks)
+        recorder.wait(TaskId{window.next_id()}, t);
     const bool serial = config.orchestration == OrchestrationMode::Serial;
     if (serial || !std::all_of(tasks.begin(), tasks.end(), [&](TaskId t) { return is_complete(t); })) {
         const std::int64_t start_ns = detail::steady_ns();
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::TaskWait, run_start_ns, tasks.front(),
-                                        static_cast<std::uint32_t>(tasks.size()));
+        const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::TaskWait, run_start_ns,
+                                        tasks.front(), static_cast<std::uint32_t>(tasks.size()));
         // Consumers staged by open scopes are not in their producers' fanout lists yet: an awaited task
         // among them would never become ready.
         flush_links();
@@ -49,7 +48,7 @@ void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
             // Nothing runs during a serial orchestration. Run everything submitted so far, then pause the
             // schedulers again, so orchestration and execution still never overlap (docs/api.md).
             resume_dispatch();
-            for (std::uint64_t id = retired_before; id < next_id; ++id)
+            for (std::uint64_t id = window.retired_before(); id < window.next_id(); ++id)
                 wait_for_one(TaskId{id});
             quiesce_schedulers();
         } else {
@@ -59,13 +58,13 @@ void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
         stats.wait_ns += detail::steady_ns() - start_ns;
     }
     // Retirement (or the slot's outcome) tells how each ended; report the first that did not succeed.
-    const RetiredTasks retired{TaskId{retired_before}, retired_unsuccessful};
+    const RetiredTasks retired = window.retired();
     for (const TaskId t : tasks) {
         const bool unsuccessful =
-            t.value < retired_before
+            t.value < window.retired_before()
                 ? retired.is_unsuccessful(t)
-                : engine.slots[static_cast<std::uint32_t>(t.value) & engine.window_mask].outcome.load(
-                      std::memory_order_relaxed) != Outcome::Ok;  // after the acquire that saw it closed
+                : engine.tasks[window.slot_of(t.value)].outcome.load(std::memory_order_relaxed) !=
+                      Outcome::Ok;  // after the acquire that saw it closed
         if (unsuccessful) [[unlikely]]
             throw_awaited_unsuccessful(t);
     }
@@ -73,15 +72,15 @@ void Runtime::Impl::wait_for(std::span<const TaskId> tasks) {
 
 bool Runtime::Impl::is_complete(TaskId task) const {
     // Acquire (seq_cst): pairs with the completer's close CAS (release), so the task's outputs and outcome
-    // are visible; seq_cst also for the handshake with Engine::end_task (see Engine::awaited_slot).
-    return task.value < retired_before ||
+    // are visible; seq_cst also for the handshake with Engine::end_task (see "The awaited slot" in
+    // run_progress.h).
+    return task.value < window.retired_before() ||
            detail::link_is_closed(
-               engine.slots[static_cast<std::uint32_t>(task.value) & engine.window_mask].link.load(
-                   std::memory_order_seq_cst));
+               engine.tasks[window.slot_of(task.value)].link.load(std::memory_order_seq_cst));
 }
 
 void Runtime::Impl::wait_for_one(TaskId task) {
-    const std::uint32_t slot = static_cast<std::uint32_t>(task.value) & engine.window_mask;
+    const std::uint32_t slot = window.slot_of(task.value);
     const auto is_done = [&] { return is_complete(task); };
     if (is_done()) return;
     // Published for the whole wait (not per park), so the watchdog never takes this wait for an
@@ -90,37 +89,36 @@ void Runtime::Impl::wait_for_one(TaskId task) {
     struct Unpublish {
         Runtime::Impl& rt;
         ~Unpublish() {
-            rt.engine.awaited_slot.store(detail::Engine::kNoAwaitedSlot, std::memory_order_relaxed);
+            rt.engine.progress.stop_awaiting();
             rt.orchestrator_waiting.store(false, std::memory_order_relaxed);
         }
     } unpublish{*this};
     // seq_cst: the waiter's half of the handshake in Engine::end_task (store, then re-check the link word).
-    engine.awaited_slot.store(slot, std::memory_order_seq_cst);
+    engine.progress.await_slot(slot);
     while (!is_done()) {
         if (watchdog->stalled() || prove_deadlock("wait_for (task " + std::to_string(task.value) + ")"))
             [[unlikely]] {
             abort_run();
-            detail::throw_error(ErrorCode::Stall, abort_report.message +
+            detail::throw_error(ErrorCode::Stall, run.abort_report().message +
                                                       " (while the orchestration function waited for task " +
                                                       std::to_string(task.value) + "); the run was aborted");
         }
-        engine.orchestrator_parker.park_until([&] { return is_done() || watchdog->stalled(); },
+        engine.wake.orchestrator().park_until([&] { return is_done() || watchdog->stalled(); },
                                               detail::Parker::Clock::now() + std::chrono::milliseconds(10));
     }
 }
 
 void Runtime::Impl::throw_awaited_unsuccessful(TaskId task) {
-    const bool is_retired = task.value < retired_before;
-    const std::uint32_t slot = static_cast<std::uint32_t>(task.value) & engine.window_mask;
+    const bool is_retired = task.value < window.retired_before();
+    const std::uint32_t slot = window.slot_of(task.value);
     std::string text = "wait_for: task " + std::to_string(task.value);
-    if (!is_retired && engine.slots[slot].kind == TaskKind::Kernel)
-        text += " (kernel " + engine.kernel_name(engine.slots[slot].funcs[0]) + ")";
+    if (!is_retired && engine.tasks[slot].kind == TaskKind::Kernel)
+        text += " (kernel " + engine.kernel_name(engine.tasks[slot].funcs[0]) + ")";
     // The task's own failure message, or (cancelled) the first failure of the run, which caused it or
     // happened first; engine.failures keeps the first 16 failed tasks.
     std::string own_message, first_failure;
     {
-        std::lock_guard lock(engine.failures_mutex);
-        for (const TaskFailure& f : engine.failures) {
+        for (const TaskFailure& f : engine.failures.snapshot()) {
             if (f.task == task) own_message = f.message;
             if (first_failure.empty())
                 first_failure =
@@ -132,7 +130,7 @@ void Runtime::Impl::throw_awaited_unsuccessful(TaskId task) {
         text += " failed or was cancelled" +
                 (first_failure.empty() ? std::string() : " (first failure: " + first_failure + ")");
     } else if (!own_message.empty() ||
-               engine.slots[slot].outcome.load(std::memory_order_relaxed) == Outcome::Failed) {
+               engine.tasks[slot].outcome.load(std::memory_order_relaxed) == Outcome::Failed) {
         text += " failed" + (own_message.empty() ? std::string() : ": " + own_message);
     } else {
         text += " was cancelled because a task it depends on failed" +

@@ -1,7 +1,7 @@
 // Watchdog thread: samples progress counters every quarter of the timeout; after a full timeout without
 // change it classifies the stall from what the schedulers and the orchestrator publish, files a report,
 // and, unless the orchestration function itself is the slow part, wakes the orchestrator so it can abort
-// the run instead of waiting forever (runtime.cpp, "The stall path").
+// the run instead of waiting forever (stall_path.cpp).
 #include "watchdog.h"
 
 #include <algorithm>
@@ -10,7 +10,6 @@
 
 #include "clock.h"
 #include "logging.h"
-#include "runtime_impl.h"
 
 namespace pto {
 
@@ -103,8 +102,9 @@ StallReport classify_stall(const StallFacts& f) {
     return r;
 }
 
-Watchdog::Watchdog(Runtime::Impl& runtime) : runtime_(runtime) {
-    if (runtime_.config.stall_timeout_ms != 0) thread_ = std::thread([this] { thread_main(); });
+Watchdog::Watchdog(const RunObserver& run, Parker& orchestrator, std::uint32_t timeout_ms)
+    : run_(run), orchestrator_(orchestrator), timeout_ms_(timeout_ms) {
+    if (timeout_ms_ != 0) thread_ = std::thread([this] { thread_main(); });
 }
 
 Watchdog::~Watchdog() {
@@ -116,13 +116,13 @@ Watchdog::~Watchdog() {
     if (thread_.joinable()) thread_.join();
 }
 
-void Watchdog::arm(bool new_run) {
+void Watchdog::arm(bool new_run, std::int64_t run_start_ns, std::uint64_t run_first_id) {
     {
         std::lock_guard lock(mutex_);
         armed_ = true;
         rebase_ = true;
-        run_start_ns_ = runtime_.run_start_ns;
-        run_first_id_ = runtime_.run_first_id;
+        run_start_ns_ = run_start_ns;
+        run_first_id_ = run_first_id;
         if (new_run) {
             reports_.clear();
             aborted_ = false;
@@ -182,43 +182,33 @@ std::vector<StallReport> Watchdog::take_reports() {
 
 Watchdog::Progress Watchdog::progress() const {
     // Relaxed: any change is progress; the values are never used to reach other data.
-    return Progress{runtime_.engine.progress_epoch.load(std::memory_order_relaxed),
-                    runtime_.submits_published.load(std::memory_order_relaxed),
-                    runtime_.retired_published.load(std::memory_order_relaxed)};
+    return Progress{run_.progress_epoch(), run_.submitted(), run_.retired_before()};
 }
 
 StallFacts Watchdog::sample() const {
-    const Engine& engine = runtime_.engine;
     StallFacts f;
-    f.timeout_ms = runtime_.config.stall_timeout_ms;
-    const std::int64_t now = steady_ns();
-    std::int64_t oldest = now;
-    for (const auto& s : runtime_.schedulers) {
-        f.busy_cores += s->busy_cores();
-        if (s->oldest_running_task() == ~0ull) continue;
-        f.running.push_back(s->oldest_running_task());
-        oldest = std::min(oldest, s->oldest_running_start_ns());
-    }
-    f.oldest_running_ns = now - oldest;
-    f.ready_queued = !engine.ready.all_empty();
-    f.dispatch_enabled = engine.dispatch_enabled.load(std::memory_order_relaxed);
-    f.orchestrator_waiting = runtime_.orchestrator_waiting.load(std::memory_order_relaxed);
-    f.submitted = runtime_.submits_published.load(std::memory_order_relaxed);
-    f.finished = engine.finished_tasks.load(std::memory_order_relaxed);
-    f.oldest_unretired = runtime_.retired_published.load(std::memory_order_relaxed);
+    f.timeout_ms = timeout_ms_;
+    const RunningCores cores = run_.running_cores();
+    f.busy_cores = cores.busy;
+    f.running = cores.oldest;
+    f.oldest_running_ns = cores.oldest.empty() ? 0 : steady_ns() - cores.oldest_start_ns;
+    f.ready_queued = run_.ready_queued();
+    f.dispatch_enabled = run_.dispatch_enabled();
+    f.orchestrator_waiting = run_.orchestrator_waiting();
+    f.submitted = run_.submitted();
+    f.finished = run_.finished();
+    f.oldest_unretired = run_.retired_before();
     // Unfinished tasks: those whose link word is not closed, oldest first. Only atomics are read, so a
     // slot the orchestrator reuses meanwhile costs at most a wrong id in a report.
     const std::uint64_t end = run_first_id_ + f.submitted;
-    for (std::uint64_t id = f.oldest_unretired; id < end && f.unfinished.size() < kMaxStuckIds; ++id) {
-        const TaskSlot& slot = engine.slots[static_cast<std::uint32_t>(id) & engine.window_mask];
-        if (!link_is_closed(slot.link.load(std::memory_order_relaxed))) f.unfinished.push_back(id);
-    }
+    for (std::uint64_t id = f.oldest_unretired; id < end && f.unfinished.size() < kMaxStuckIds; ++id)
+        if (!run_.is_finished(id)) f.unfinished.push_back(id);
     return f;
 }
 
 void Watchdog::thread_main() {
     using Clock = std::chrono::steady_clock;
-    const auto timeout = std::chrono::milliseconds(runtime_.config.stall_timeout_ms);
+    const auto timeout = std::chrono::milliseconds(timeout_ms_);
     const auto period = std::max<Clock::duration>(std::chrono::milliseconds(1), timeout / 4);
     std::unique_lock lock(mutex_);
     Progress last;
@@ -260,7 +250,7 @@ void Watchdog::thread_main() {
         stalled_.store(blocking, std::memory_order_release);
         if (!blocking) continue;
         lock.unlock();
-        runtime_.engine.orchestrator_parker.unpark();
+        orchestrator_.unpark();
         lock.lock();
     }
 }

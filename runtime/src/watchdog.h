@@ -11,8 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "pto/runtime/runtime.h"
+#include "parker.h"
 #include "pto/runtime/stats.h"
+#include "run_observer.h"
 
 namespace pto::detail {
 
@@ -59,14 +60,17 @@ inline constexpr std::size_t kMaxStallReports = 16;
 
 class Watchdog {
   public:
-    explicit Watchdog(Runtime::Impl& runtime);
+    /// Watches the run through `run` (read-only) and wakes the orchestrator through `orchestrator` when a
+    /// stall needs it; no thread when `timeout_ms` is 0.
+    Watchdog(const RunObserver& run, Parker& orchestrator, std::uint32_t timeout_ms);
     ~Watchdog();
     Watchdog(const Watchdog&) = delete;
     Watchdog& operator=(const Watchdog&) = delete;
 
-    /// arm: watch the run from now on (orchestrator thread). `new_run` clears the reports of the previous
-    /// run; false resumes watching an aborted run that is still draining.
-    void arm(bool new_run);
+    /// arm: watch the run that started at `run_start_ns` with task `run_first_id` from now on (orchestrator
+    /// thread). `new_run` clears the reports of the previous run; false resumes watching an aborted run
+    /// that is still draining.
+    void arm(bool new_run, std::int64_t run_start_ns, std::uint64_t run_first_id);
     /// disarm: stop watching (orchestrator thread).
     void disarm();
     /// stalled: a stall the orchestrator must act on is ongoing: diagnosed as a class other than
@@ -98,7 +102,9 @@ class Watchdog {
     [[nodiscard]] StallFacts sample() const;  // with mutex_ held
     void end_episode();                       // with mutex_ held
 
-    Runtime::Impl& runtime_;
+    const RunObserver& run_;
+    Parker& orchestrator_;
+    const std::uint32_t timeout_ms_;
     std::mutex mutex_;
     std::condition_variable cv_;
     // All guarded by mutex_.

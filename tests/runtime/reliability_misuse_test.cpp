@@ -416,8 +416,7 @@ TEST_CASE("a dependency deadlock is reported without waiting for stall_timeout_m
     const TaskId p = rt.submit(raw_kernel(), {}, false);
     const TaskId lost = rt.submit(raw_kernel(), std::vector<TaskId>{p}, false);
     const TaskId after = rt.submit(raw_kernel(), std::vector<TaskId>{lost}, false);
-    rt.engine.slots[static_cast<std::uint32_t>(lost.value) & rt.engine.window_mask].fanin_pending.fetch_add(
-        1);
+    rt.engine.tasks[rt.window.slot_of(lost.value)].fanin_pending.fetch_add(1);
     rt.resume_dispatch();
     try {
         if (in_end_run) {

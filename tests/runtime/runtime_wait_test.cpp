@@ -256,8 +256,7 @@ TEST_CASE("a wait for a task that can never become ready is proven a deadlock wi
     const TaskId p = rt.submit(spec, {}, false);
     const TaskId lost = rt.submit(spec, std::vector<TaskId>{p}, false);
     // A release that will never come: what a lost fanin decrement would look like.
-    rt.engine.slots[static_cast<std::uint32_t>(lost.value) & rt.engine.window_mask].fanin_pending.fetch_add(
-        1);
+    rt.engine.tasks[rt.window.slot_of(lost.value)].fanin_pending.fetch_add(1);
     rt.resume_dispatch();
     const TaskId awaited[] = {lost};
     test::expect_error([&] { rt.wait_for(awaited); }, ErrorCode::Stall,

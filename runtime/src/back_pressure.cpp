@@ -1,5 +1,6 @@
-// Room for a submit: task slots, edge nodes, heap bytes and argument-ring bytes, waiting for in-order
-// retirement while waiting can help, and a CapacityDeadlock naming the knob when it provably cannot.
+// Back-pressure: room for a submit in the task window, the edge pool, the argument ring and the heap ring,
+// waiting for in-order retirement (TaskWindow::retire) while waiting can help, and a CapacityDeadlock
+// naming the knob when it provably cannot.
 #include <string>
 
 #include "aicpu_slice.h"
@@ -8,27 +9,16 @@
 
 namespace pto {
 
-using detail::Outcome;
-
 TaskId Runtime::Impl::try_retire() {
     // A producer with staged consumers must not retire before they are spliced: they hold references.
     flush_links();
-    while (retired_before < next_id) {
-        const std::uint32_t slot = slot_of(retired_before);
-        // Acquire pairs with the last drop_reference (seq_cst RMW): every thread is done with the slot.
-        if (books[slot].scope_held ||
-            detail::link_refs(engine.slots[slot].link.load(std::memory_order_acquire)) != 0)
-            break;
-        if (engine.slots[slot].outcome.load(std::memory_order_relaxed) != Outcome::Ok) [[unlikely]]
-            retired_unsuccessful.push_back(TaskId{retired_before});  // in id order: sorted
-        engine.edges.release_until(books[slot].edge_end);
-        heap.release_until(books[slot].heap_end);
-        engine.args.release_until(books[slot].args_end);
-        ++retired_before;
-    }
-    edge_table_holds.release_retired(retired_before);
-    retired_published.store(retired_before, std::memory_order_relaxed);
-    return TaskId{retired_before};
+    const std::uint64_t retired = window.retire(engine.tasks, [&](const detail::RingMarks& marks) {
+        engine.edges.release_until(marks.edge_end);
+        heap.release_until(marks.heap_end);
+        engine.args.release_until(marks.args_end);
+    });
+    edge_table_holds.release_retired(retired);
+    return TaskId{retired};
 }
 
 std::uint64_t Runtime::Impl::knob_value(std::string_view knob) const {
@@ -43,7 +33,7 @@ std::uint64_t Runtime::Impl::knob_value(std::string_view knob) const {
 void Runtime::Impl::throw_deadlock(std::string_view knob) const {
     const std::string knob_text =
         "RuntimeConfig::" + std::string(knob) + " (" + std::to_string(knob_value(knob)) + ")";
-    if (retired_before == next_id) [[unlikely]] {
+    if (window.all_retired()) [[unlikely]] {
         // Nothing is unretired, so waiting can free nothing: the room is held by something other than tasks.
         if (knob == "tensormap_entries")
             detail::throw_error(
@@ -59,41 +49,40 @@ void Runtime::Impl::throw_deadlock(std::string_view knob) const {
                                 "cannot free any " +
                                 knob_text);
     }
-    if (config.orchestration == OrchestrationMode::Serial &&
-        phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating) {
+    if (config.orchestration == OrchestrationMode::Serial && run.orchestrating_relaxed()) {
         detail::throw_error(ErrorCode::CapacityDeadlock,
-                            knob_text + " is exhausted after " + std::to_string(next_id - run_first_id) +
+                            knob_text + " is exhausted after " + std::to_string(window.submitted()) +
                                 " tasks in serial mode, where no task runs before the orchestration function "
                                 "returns: raise it to hold the whole graph, or use concurrent mode");
     }
-    std::uint64_t held = 0;
-    for (std::uint64_t id = retired_before; id < next_id; ++id)
-        held += books[slot_of(id)].scope_held ? 1 : 0;
+    const std::uint64_t held = window.scope_held_count();
     detail::throw_error(ErrorCode::CapacityDeadlock,
                         knob_text + " is exhausted and cannot drain: the oldest unretired task " +
-                            std::to_string(retired_before) +
+                            std::to_string(window.retired_before()) +
                             " is held by a scope that is still open (open scopes hold " +
-                            std::to_string(held) + " of the " + std::to_string(next_id - retired_before) +
+                            std::to_string(held) + " of the " +
+                            std::to_string(window.next_id() - window.retired_before()) +
                             " unretired tasks, and a scope releases its tasks only when it ends). Raise " +
                             knob_text + " or end the scope sooner (e.g. one scope per loop iteration)");
 }
 
 void Runtime::Impl::wait_for_retirement(std::string_view knob) {
     check_run_open("wait_for_retirement");
-    const std::uint64_t before = retired_before;
+    const std::uint64_t before = window.retired_before();
     for (;;) {
         if (try_retire().value > before) return;
-        const std::uint32_t oldest = slot_of(retired_before);
-        const bool serial_blocked = config.orchestration == OrchestrationMode::Serial &&
-                                    phase.load(std::memory_order_relaxed) == detail::RunPhase::Orchestrating;
-        if (retired_before == next_id || books[oldest].scope_held || serial_blocked) throw_deadlock(knob);
+        const std::uint64_t oldest_id = window.retired_before();
+        const std::uint32_t oldest = window.slot_of(oldest_id);
+        const bool serial_blocked =
+            config.orchestration == OrchestrationMode::Serial && run.orchestrating_relaxed();
+        if (window.all_retired() || window.is_scope_held(oldest_id) || serial_blocked) throw_deadlock(knob);
         if (watchdog->stalled() ||
             prove_deadlock("wait_for_retirement (RuntimeConfig::" + std::string(knob) + ")")) [[unlikely]]
             throw_stall_while_waiting(knob);  // aborts the run
         orchestrator_waiting.store(true, std::memory_order_relaxed);
-        engine.orchestrator_parker.park_until(
+        engine.wake.orchestrator().park_until(
             [&] {
-                return detail::link_refs(engine.slots[oldest].link.load(std::memory_order_seq_cst)) == 0 ||
+                return detail::link_refs(engine.tasks[oldest].link.load(std::memory_order_seq_cst)) == 0 ||
                        watchdog->stalled();
             },
             detail::Parker::Clock::now() + std::chrono::milliseconds(10));
@@ -104,29 +93,31 @@ void Runtime::Impl::wait_for_retirement(std::string_view knob) {
 void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes,
                             std::uint64_t arg_bytes) {
     // Only this thread consumes these pools, so once each is satisfied it stays satisfied.
-    if (next_id + slots - retired_before > config.window_tasks) [[unlikely]] {
+    if (!window.has_room(slots)) [[unlikely]] {
         ++stats.window_waits;
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::WindowWait, run_start_ns,
-                                        TaskId{next_id});
-        while (next_id + slots - retired_before > config.window_tasks)
+        const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::WindowWait, run_start_ns,
+                                        TaskId{window.next_id()});
+        while (!window.has_room(slots))
             wait_for_retirement("window_tasks");
     }
     if (engine.edges.free_nodes() < edge_nodes) [[unlikely]] {
         ++stats.edge_waits;
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::EdgeWait, run_start_ns, TaskId{next_id});
+        const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::EdgeWait, run_start_ns,
+                                        TaskId{window.next_id()});
         while (engine.edges.free_nodes() < edge_nodes)
             wait_for_retirement("edge_capacity");
     }
     if (engine.args.free_bytes() < arg_bytes) [[unlikely]] {
         ++stats.argument_waits;
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::ArgumentWait, run_start_ns,
-                                        TaskId{next_id});
+        const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::ArgumentWait, run_start_ns,
+                                        TaskId{window.next_id()});
         while (engine.args.free_bytes() < arg_bytes)
             wait_for_retirement("argument_bytes");
     }
     if (heap.capacity() - heap.used_bytes() < heap_bytes) [[unlikely]] {
         ++stats.heap_waits;
-        const detail::AicpuSlice traced(aicpu_sink(), AicpuActivity::HeapWait, run_start_ns, TaskId{next_id});
+        const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::HeapWait, run_start_ns,
+                                        TaskId{window.next_id()});
         while (heap.capacity() - heap.used_bytes() < heap_bytes)
             wait_for_retirement("heap_bytes");
     }

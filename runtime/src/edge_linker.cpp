@@ -1,0 +1,111 @@
+// Selecting producers and staging and splicing edges (see edge_linker.h).
+#include "edge_linker.h"
+
+#include "phase_timer.h"
+
+namespace pto::detail {
+
+EdgeLinker::EdgeLinker(std::uint32_t window_tasks) : staging_(std::make_unique<Staging[]>(window_tasks)) {
+    selected_.reserve(4096);
+    staged_producers_.reserve(kMaxStagedEdges);
+}
+
+std::uint32_t EdgeLinker::select_producers(TaskId id, std::span<const TaskId> producers,
+                                           const TaskWindow& window, TaskSlot& consumer,
+                                           OrchestratorStats& stats) {
+    std::uint32_t selected = 0;
+    const std::uint64_t retired_before = window.retired_before();
+    for (TaskId p : producers) {
+        if (p.value < retired_before) {
+            ++stats.edges_to_retired;
+            // A producer that failed or was cancelled cancels its consumers even after it retired
+            // (docs/reliability.md).
+            if (window.retired().is_unsuccessful(p)) [[unlikely]]
+                consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
+            continue;
+        }
+        const std::uint32_t ps = window.slot_of(p.value);
+        Staging& producer = staging_[ps];
+        if (producer.last_consumer == id.value) {
+            ++stats.edges_duplicate;
+            continue;
+        }
+        producer.last_consumer = id.value;
+        selected_.push_back(ps);
+        ++selected;
+    }
+    return selected;
+}
+
+void EdgeLinker::stage(std::uint32_t slot, std::size_t first, std::uint32_t count, EdgePool& edges) {
+    const std::uint32_t* producers = selected_.data() + first;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const std::uint32_t ps = producers[i];
+        const std::uint64_t counter = edges.allocate();
+        EdgeNode& node = edges.at(counter);
+        node.producer_slot = ps;
+        node.consumer_slot = slot;
+        const std::uint32_t tag = edges.index_of(counter) + 1;
+        Staging& producer = staging_[ps];
+        if (producer.count == 0) {
+            staged_producers_.push_back(ps);
+            producer.tail = tag;
+            node.next = 0;
+        } else {
+            node.next = producer.head;
+        }
+        producer.head = tag;
+        ++producer.count;
+    }
+    staged_edges_ += count;
+}
+
+void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats& stats, bool profile) {
+    if (staged_producers_.empty()) return;
+    PhaseTimer timer(profile, stats.fanin_ns);
+    for (const std::uint32_t ps : staged_producers_) {
+        Staging& producer = staging_[ps];
+        const std::uint64_t refs = producer.count * kLinkRefUnit;
+        EdgeNode& tail = engine.edges.node(producer.tail - 1);
+        std::atomic<std::uint64_t>& link = engine.tasks[ps].link;
+        std::uint64_t word = link.load(std::memory_order_relaxed);
+        for (;;) {
+            if (link_is_closed(word)) {
+                // Completed already: every staged consumer holds a reference for its outputs but waits for
+                // nothing from it. acq_rel: the acquire side sees the completer's outcome (stored before its
+                // close CAS).
+                if (!link.compare_exchange_weak(word, word + refs, std::memory_order_acq_rel,
+                                                std::memory_order_relaxed))
+                    continue;
+                const bool failed = engine.tasks[ps].outcome.load(std::memory_order_relaxed) != Outcome::Ok;
+                // The staged list was never published, so no other thread reads it while we walk it. Walk
+                // exactly `count` nodes: a failed splice attempt above may have pointed the tail's next
+                // into the producer's published list, which its completer walks.
+                std::uint32_t e = producer.head;
+                for (std::uint32_t k = 0; k < producer.count; ++k) {
+                    const EdgeNode& node = engine.edges.node(e - 1);
+                    e = node.next;
+                    // What the producer's completer would have done, had the consumer been linked in time.
+                    engine.release_consumer(node.consumer_slot, failed, ctx);
+                }
+                stats.edges_to_completed += producer.count;
+                break;
+            }
+            tail.next = link_head(word);
+            const std::uint64_t pushed = ((word + refs) & ~kLinkHeadMask) | producer.head;
+            // Release: the nodes and the consumers' slots are visible to the completer that takes the list
+            // with its acquire close.
+            if (link.compare_exchange_weak(word, pushed, std::memory_order_acq_rel,
+                                           std::memory_order_relaxed)) {
+                stats.edges_linked += producer.count;
+                break;
+            }
+        }
+        producer.head = producer.tail = producer.count = 0;
+        ++stats.link_flushes;
+    }
+    staged_producers_.clear();
+    staged_edges_ = 0;
+}
+
+}  // namespace pto::detail

@@ -1,0 +1,69 @@
+// RunProgress: the counters a run publishes as it moves: tasks ended, the run's task count once its
+// orchestration ended, the progress epoch the watchdog watches, the causal stamps of subtask records, and
+// the slot the orchestrator waits for. Written by every thread that ends tasks; each counter says its order.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "task_slot.h"
+
+namespace pto::detail {
+
+class RunProgress {
+  public:
+    static constexpr std::uint32_t kNoAwaitedSlot = ~0u;
+
+    /// start_run: nothing ended, the task count unknown, stamps from 0 (orchestrator, before dispatch).
+    void start_run() {
+        finished_.store(0, std::memory_order_relaxed);
+        record_sequence_.store(0, std::memory_order_relaxed);
+        submitted_total_.store(~0ull, std::memory_order_relaxed);
+    }
+    /// end_submission: the run's task count, once its orchestration ended (seq_cst: pairs with
+    /// add_finished's check, so one of the two sees the run drained).
+    void end_submission(std::uint64_t total) { submitted_total_.store(total, std::memory_order_seq_cst); }
+
+    /// add_finished: `n` more tasks ended (seq_cst: pairs with the orchestrator's park in end_run); returns
+    /// whether the run is now drained.
+    bool add_finished(std::uint64_t n) {
+        finished_.fetch_add(n, std::memory_order_seq_cst);
+        progress_epoch_.fetch_add(1, std::memory_order_relaxed);
+        return is_drained();
+    }
+    /// note_progress: a pass moved subtasks without ending a task (long SPMD tasks), for the watchdog.
+    void note_progress() { progress_epoch_.fetch_add(1, std::memory_order_relaxed); }
+    [[nodiscard]] bool is_drained() const {
+        return finished_.load(std::memory_order_seq_cst) == submitted_total_.load(std::memory_order_seq_cst);
+    }
+    /// finished, epoch: relaxed reads for observers (compared, never used to reach other data).
+    [[nodiscard]] std::uint64_t finished() const { return finished_.load(std::memory_order_relaxed); }
+    [[nodiscard]] std::uint64_t epoch() const { return progress_epoch_.load(std::memory_order_relaxed); }
+
+    /// next_record_stamp: a SubtaskRecord's causal stamp (only when recording). Relaxed RMWs suffice: RMWs
+    /// of one atomic follow happens-before in its modification order, so a stamp drawn after a completion
+    /// was handled is larger than the stamp drawn while handling it.
+    std::uint64_t next_record_stamp() { return record_sequence_.fetch_add(1, std::memory_order_relaxed); }
+
+    // ---- The awaited slot (TaskPort::wait_for) ------------------------------------------------------------
+    //
+    // Dekker handshake: the orchestrator stores the slot (seq_cst) and then re-checks the task's link word
+    // (seq_cst); a completer drops its last reference (seq_cst) and then loads the slot (seq_cst). Either the
+    // completer sees the waiter, or the waiter's re-check sees the closed bit. A stale match (a reused slot)
+    // only wakes the waiter once for nothing.
+
+    void await_slot(std::uint32_t slot) { awaited_slot_.store(slot, std::memory_order_seq_cst); }
+    void stop_awaiting() { awaited_slot_.store(kNoAwaitedSlot, std::memory_order_relaxed); }
+    [[nodiscard]] bool is_awaited(std::uint32_t slot) const {
+        return awaited_slot_.load(std::memory_order_seq_cst) == slot;
+    }
+
+  private:
+    alignas(kFalseSharingRange) std::atomic<std::uint64_t> finished_{0};
+    std::atomic<std::uint64_t> submitted_total_{~0ull};
+    std::atomic<std::uint64_t> record_sequence_{0};
+    alignas(kFalseSharingRange) std::atomic<std::uint64_t> progress_epoch_{0};
+    std::atomic<std::uint32_t> awaited_slot_{kNoAwaitedSlot};
+};
+
+}  // namespace pto::detail

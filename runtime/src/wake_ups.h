@@ -1,0 +1,86 @@
+// WakeUps: how the runtime's threads wake each other: one Parker per scheduler thread and one for the
+// orchestrator, the count of sleeping schedulers that lets a push skip the wake-up when none sleeps, and
+// the idle-core hints the scheduler threads publish for each other's dispatch policy.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "parker.h"
+#include "task_slot.h"
+
+namespace pto::detail {
+
+class WakeUps {
+  public:
+    explicit WakeUps(std::uint32_t scheduler_threads);
+
+    /// wake_sleeping_schedulers: after pushing ready work, unparks sleeping schedulers (a seq_cst fence,
+    /// then one load when none sleeps).
+    void wake_sleeping_schedulers() {
+        // Orders the caller's queue push before the sleeper count read (Parker protocol, fence form).
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        if (sleeping_.load(std::memory_order_relaxed) == 0) return;
+        wake_all_schedulers();
+    }
+    /// wake_all_schedulers: unparks every scheduler (after a change of dispatch, abort or shutdown).
+    void wake_all_schedulers() {
+        for (auto& p : scheduler_parkers_)
+            p->unpark();
+    }
+    /// wake_scheduler: unparks scheduler `index` (compute workers call it when a kernel returns).
+    void wake_scheduler(std::uint32_t index) { scheduler_parkers_[index]->unpark(); }
+    [[nodiscard]] Parker& scheduler_parker(std::uint32_t index) { return *scheduler_parkers_[index]; }
+    /// orchestrator: where the orchestrator parks while it waits inside the runtime.
+    [[nodiscard]] Parker& orchestrator() { return orchestrator_; }
+    void wake_orchestrator() { orchestrator_.unpark(); }
+
+    /// Sleep accounting of a scheduler thread around its park (seq_cst: pairs with the fence in
+    /// wake_sleeping_schedulers, so a pusher either sees the count or the sleeper's re-check sees the push).
+    void enter_sleep() { sleeping_.fetch_add(1, std::memory_order_seq_cst); }
+    void leave_sleep() { sleeping_.fetch_sub(1, std::memory_order_seq_cst); }
+
+    /// IdleCount: idle AIC and AIV cores.
+    struct IdleCount {
+        std::uint32_t aic = 0;
+        std::uint32_t aiv = 0;
+    };
+    /// publish_idle: scheduler `index`'s idle cores after its last pass. Written (relaxed) by that thread
+    /// only; read (relaxed) by the others as a hint for the dispatch policy, so staleness is harmless.
+    void publish_idle(std::uint32_t index, IdleCount idle) {
+        idle_cores_[index].aic.store(idle.aic, std::memory_order_relaxed);
+        idle_cores_[index].aiv.store(idle.aiv, std::memory_order_relaxed);
+    }
+    /// idle_elsewhere: the idle cores every scheduler thread but `index` published.
+    [[nodiscard]] IdleCount idle_elsewhere(std::uint32_t index) const {
+        IdleCount idle;
+        for (std::uint32_t t = 0; t < thread_count_; ++t) {
+            if (t == index) continue;
+            idle.aic += idle_cores_[t].aic.load(std::memory_order_relaxed);
+            idle.aiv += idle_cores_[t].aiv.load(std::memory_order_relaxed);
+        }
+        return idle;
+    }
+
+  private:
+    struct alignas(kFalseSharingRange) IdleCores {
+        std::atomic<std::uint32_t> aic{0};
+        std::atomic<std::uint32_t> aiv{0};
+    };
+
+    std::uint32_t thread_count_;
+    std::vector<std::unique_ptr<Parker>> scheduler_parkers_;
+    std::unique_ptr<IdleCores[]> idle_cores_;  // one per scheduler thread
+    std::atomic<std::uint32_t> sleeping_{0};
+    Parker orchestrator_;
+};
+
+inline WakeUps::WakeUps(std::uint32_t scheduler_threads)
+    : thread_count_(scheduler_threads), idle_cores_(std::make_unique<IdleCores[]>(scheduler_threads)) {
+    for (std::uint32_t i = 0; i < scheduler_threads; ++i)
+        scheduler_parkers_.push_back(std::make_unique<Parker>());
+}
+
+}  // namespace pto::detail

@@ -1,0 +1,144 @@
+// docs/architecture.md "Components", white-box: the run state machine refuses every transition its diagram
+// does not list and lets one thread hold a run at a time; the task window retires in id order, only what no
+// scope and no reference holds, handing each task's ring marks back; the edge linker merges duplicate
+// producers and skips retired ones.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "edge_linker.h"
+#include "run_state.h"
+#include "task_table.h"
+#include "task_window.h"
+
+using pto::TaskId;
+using pto::detail::EdgeLinker;
+using pto::detail::is_legal_transition;
+using pto::detail::kLinkRefUnit;
+using pto::detail::Outcome;
+using pto::detail::RingMarks;
+using pto::detail::RunPhase;
+using pto::detail::RunState;
+using pto::detail::TaskTable;
+using pto::detail::TaskWindow;
+
+TEST_CASE("the run phase moves only along its diagram", "[runtime][run_state]") {
+    CHECK(is_legal_transition(RunPhase::Idle, RunPhase::Starting));
+    CHECK(is_legal_transition(RunPhase::Starting, RunPhase::Orchestrating));
+    CHECK(is_legal_transition(RunPhase::Orchestrating, RunPhase::Ending));
+    CHECK(is_legal_transition(RunPhase::Ending, RunPhase::Idle));
+    CHECK(is_legal_transition(RunPhase::Ending, RunPhase::Draining));
+    CHECK(is_legal_transition(RunPhase::Draining, RunPhase::Starting));
+    CHECK(is_legal_transition(RunPhase::Idle, RunPhase::Registering));
+    CHECK(is_legal_transition(RunPhase::Registering, RunPhase::Idle));
+    // A run never skips its start, never returns to orchestrating, and a draining run is only ever claimed.
+    CHECK_FALSE(is_legal_transition(RunPhase::Idle, RunPhase::Orchestrating));
+    CHECK_FALSE(is_legal_transition(RunPhase::Ending, RunPhase::Orchestrating));
+    CHECK_FALSE(is_legal_transition(RunPhase::Draining, RunPhase::Idle));
+    CHECK_FALSE(is_legal_transition(RunPhase::Registering, RunPhase::Starting));
+    CHECK_FALSE(is_legal_transition(RunPhase::Idle, RunPhase::Draining));
+}
+
+TEST_CASE("one thread holds a run; a second claim sees the phase and changes nothing",
+          "[runtime][run_state]") {
+    RunState run;
+    RunPhase seen;
+    bool recovering = true;
+    REQUIRE(run.claim_run(seen, recovering));
+    CHECK_FALSE(recovering);
+    run.advance(RunPhase::Orchestrating);
+    CHECK(run.is_orchestrating());
+    CHECK(run.in_run());
+    bool other_claimed = true;
+    bool other_orchestrates = true;
+    RunPhase other_seen = RunPhase::Idle;
+    std::thread([&] {
+        bool r = false;
+        other_claimed = run.claim_run(other_seen, r);
+        other_orchestrates = run.is_orchestrating();
+    }).join();
+    CHECK_FALSE(other_claimed);
+    CHECK(other_seen == RunPhase::Orchestrating);
+    CHECK_FALSE(other_orchestrates);
+    CHECK_FALSE(run.claim_registering(seen));
+    CHECK(seen == RunPhase::Orchestrating);
+
+    run.advance(RunPhase::Ending);
+    run.release(RunPhase::Draining);  // kernels of an aborted run still run
+    CHECK_FALSE(run.owned_here());
+    CHECK_FALSE(run.in_run());
+    REQUIRE(run.claim_run(seen, recovering));
+    CHECK(recovering);  // the claimant finishes the draining run first
+    run.release(RunPhase::Idle);
+    REQUIRE(run.claim_registering(seen));
+    run.advance(RunPhase::Idle);
+    CHECK(run.phase() == RunPhase::Idle);
+}
+
+namespace {
+
+/// submit: the window's next task is submitted with `refs` references on its link word.
+void submit(TaskWindow& window, TaskTable& tasks, std::uint64_t refs, bool scoped, RingMarks marks) {
+    const std::uint32_t slot = window.slot_of(window.next_id());
+    tasks[slot].link.store(refs * kLinkRefUnit, std::memory_order_relaxed);
+    tasks[slot].outcome.store(Outcome::Ok, std::memory_order_relaxed);
+    window.open_slot(slot, scoped);
+    window.set_marks(slot, marks);
+    window.commit(1);
+}
+
+}  // namespace
+
+TEST_CASE("the task window retires in id order what no scope and no reference holds", "[runtime][window]") {
+    TaskWindow window(4);
+    TaskTable tasks(4);
+    window.start_run();
+    submit(window, tasks, 0, false, RingMarks{1, 10, 100});
+    submit(window, tasks, 1, false, RingMarks{2, 20, 200});  // a consumer still holds it
+    submit(window, tasks, 0, true, RingMarks{3, 30, 300});   // a scope holds it
+    submit(window, tasks, 0, false, RingMarks{4, 40, 400});
+    CHECK_FALSE(window.has_room(1));
+    CHECK(window.slot_of(5) == window.slot_of(1));
+
+    std::vector<std::uint64_t> freed;
+    const auto free_rings = [&](const RingMarks& m) { freed.push_back(m.heap_end); };
+    CHECK(window.retire(tasks, free_rings) == 1);  // task 1 blocks the rest, finished or not
+    CHECK(freed == std::vector<std::uint64_t>{10});
+
+    tasks[window.slot_of(1)].link.store(0, std::memory_order_relaxed);
+    tasks[window.slot_of(1)].outcome.store(Outcome::Failed, std::memory_order_relaxed);
+    CHECK(window.retire(tasks, free_rings) == 2);  // task 2's scope still holds it
+    CHECK(window.is_scope_held(2));
+    CHECK(window.scope_held_count() == 1);
+
+    window.release_scope(0, 3);
+    CHECK(window.retire(tasks, free_rings) == 4);
+    CHECK(window.all_retired());
+    CHECK(freed == std::vector<std::uint64_t>{10, 20, 30, 40});
+    CHECK(window.retired().is_unsuccessful(TaskId{1}));
+    CHECK_FALSE(window.retired().is_unsuccessful(TaskId{0}));
+    CHECK(window.published_retired() == 4);
+}
+
+TEST_CASE("the edge linker merges duplicate producers and skips retired ones", "[runtime][linker]") {
+    TaskWindow window(8);
+    TaskTable tasks(8);
+    EdgeLinker linker(8);
+    pto::OrchestratorStats stats;
+    window.start_run();
+    submit(window, tasks, 0, false, RingMarks{});  // task 0: retires below
+    submit(window, tasks, 1, false, RingMarks{});  // task 1
+    submit(window, tasks, 1, false, RingMarks{});  // task 2
+    window.retire(tasks, [](const RingMarks&) {});
+    REQUIRE(window.retired_before() == 1);
+    submit(window, tasks, 1, false, RingMarks{});  // task 3: the consumer
+    const TaskId producers[] = {TaskId{2}, TaskId{0}, TaskId{1}, TaskId{2}};
+    linker.clear_selection();
+    CHECK(linker.select_producers(TaskId{3}, producers, window, tasks[window.slot_of(3)], stats) == 2);
+    CHECK(stats.edges_duplicate == 1);
+    CHECK(stats.edges_to_retired == 1);
+    CHECK(tasks[window.slot_of(3)].outcome.load() == Outcome::Ok);  // the retired producer succeeded
+    CHECK(linker.is_drained());
+}
