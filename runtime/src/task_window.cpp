@@ -26,7 +26,7 @@ void TaskWindow::release_scope(std::uint64_t begin, std::uint64_t end) {
 std::uint64_t TaskWindow::scope_held_count() const {
     std::uint64_t held = 0;
     for (std::uint64_t id = retired_before_; id < next_id_; ++id)
-        held += books_[slot_of(id)].scope_held ? 1 : 0;
+        held += books_[slot_of(id)].scope_held ? 1u : 0u;
     return held;
 }
 

@@ -162,7 +162,7 @@ void RegionIndex::unlink(std::uint32_t reg) {
 
 void RegionIndex::insert(std::uint32_t e) {
     Entry& en = pool_.entry(e);
-    const int level = std::bit_width(static_cast<std::uint64_t>(en.hi - en.lo));
+    const int level = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(en.hi - en.lo)));
     const int k = en.is_writer ? 1 : 0;
     en.level = static_cast<std::uint8_t>(level);
 

@@ -180,7 +180,8 @@ class RegionIndex {
     [[nodiscard]] static std::uint32_t family_hash(std::uintptr_t base, int level, bool is_writer, Tag tag,
                                                    int col_level) {
         std::uint64_t h = static_cast<std::uint64_t>(base) * 0x9E3779B97F4A7C15ull;
-        h ^= static_cast<std::uint64_t>(level * 256 + col_level * 4 + tag * 2 + (is_writer ? 1 : 0)) *
+        h ^= (static_cast<std::uint64_t>(level) * 256 + static_cast<std::uint64_t>(col_level) * 4 +
+              static_cast<std::uint64_t>(tag) * 2 + (is_writer ? 1u : 0u)) *
              0xC2B2AE3D27D4EB4Full;
         h ^= h >> 31;
         h *= 0xD6E8FEB86659FD93ull;
@@ -336,7 +337,7 @@ void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Vi
     if (is_contained) {
         // A contained entry is no longer than the query, so its class is at most the query's; a contained
         // grid entry's columns lie inside a grid query's, so its column class is at most the query's too.
-        const int query_level = std::bit_width(static_cast<std::uint64_t>(q.hi - q.lo));
+        const int query_level = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(q.hi - q.lo)));
         const std::uint64_t classes =
             query_level >= 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << query_level) - 1;
         const std::uint64_t col_classes =

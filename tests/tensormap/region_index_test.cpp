@@ -86,7 +86,7 @@ TEST_CASE("a lookup among up to 4096 disjoint row views walks the same few entri
         std::uint64_t walked = 0;
         const std::int64_t v = views / 2;
         CHECK(ix.query(kBase, v * 1024, v * 1024 + 1023, Match::Accesses, &walked) ==
-              std::vector<std::uint32_t>{ids[v]});
+              std::vector<std::uint32_t>{ids[static_cast<std::size_t>(v)]});
         CHECK(walked <= 4);
     }
 }
