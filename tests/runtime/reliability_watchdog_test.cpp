@@ -15,6 +15,7 @@
 #include "pto/runtime/runtime.h"
 #include "pto/scope/orchestration.h"
 #include "runtime_impl.h"
+#include "support/stall_timeouts.h"
 #include "watchdog.h"
 
 using namespace pto;
@@ -23,9 +24,7 @@ namespace {
 
 constexpr FuncId kBlock{0};
 constexpr FuncId kOk{1};
-// Long enough that a thread starved by a loaded machine (sanitizers, two shared cores) is not mistaken for
-// a stall in the runs that must not stall; every stall test waits about 1.25 to 2.5 timeouts.
-constexpr std::uint32_t kTimeoutMs = 1000;
+constexpr std::uint32_t kTimeoutMs = test::kStallTimeoutMs;
 
 /// Gate: a kernel that blocks until the test opens the gate, so "a kernel running too long" is real
 /// without a kernel that never returns.

@@ -17,6 +17,7 @@
 #include "runtime_impl.h"
 #include "support/catch_printers.h"
 #include "support/expect_error.h"
+#include "support/stall_timeouts.h"
 
 using namespace pto;
 
@@ -224,7 +225,7 @@ TEST_CASE("waiting for a task this run did not submit is InvalidArgument", "[run
 TEST_CASE("a wait on a kernel that runs too long ends in Stall instead of hanging", "[runtime][wait]") {
     Counters counters;
     RuntimeConfig c = compute_config(2, OrchestrationMode::Concurrent);
-    c.stall_timeout_ms = 1000;  // as the watchdog tests: not mistaken for a stall on a loaded machine
+    c.stall_timeout_ms = test::kStallTimeoutMs;  // as the watchdog tests: a loaded machine is no stall
     Runtime rt(c);
     register_all(rt, counters);
     TaskId stuck{};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/catch_printers.h"
+#include "support/stall_timeouts.h"
 #include "pto/static_graph/instance.h"
 
 using namespace pto;
@@ -75,7 +76,7 @@ RuntimeConfig compute_config(std::uint32_t window) {
     c.compute_threads = 4;
     c.timed_jitter = 0.5;  // random start delays: consumers released early would overtake producers
     c.window_tasks = window;
-    c.stall_timeout_ms = 2000;  // corrupted tables show as a stall: fail in seconds, not tens of seconds
+    c.stall_timeout_ms = 2 * test::kStallTimeoutMs;  // corrupted tables show as a stall: fail in seconds
     return c;
 }
 
