@@ -26,7 +26,6 @@ class EdgeLinker {
     explicit EdgeLinker(std::uint32_t window_tasks);
 
     // ---- Selection (one submit or one template instance)
-    // ---------------------------------------------------
 
     /// clear_selection: starts the selection of a submit or an instance.
     void clear_selection() { selected_.clear(); }
@@ -37,7 +36,6 @@ class EdgeLinker {
                                    TaskSlot& consumer, OrchestratorStats& stats);
 
     // ---- Staging and flushing
-    // ------------------------------------------------------------------------------
 
     /// stage: stages edges to consumer `slot` from `count` selected producers, starting at selection
     /// index `first`, taking one edge node each (the caller reserved them).

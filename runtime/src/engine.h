@@ -47,7 +47,7 @@ class Engine {
     const RuntimeConfig config;
     const SlotMap slot_map;  // a template's relative edges to slots
 
-    // ---- The parts -------------------------------------------------------------------------------------
+    // ---- The parts
     // Who touches each: tasks (orchestrator writes a slot before publishing it; then its atomics, any
     // thread); args (orchestrator writes, compute workers read); edges (orchestrator allocates and frees,
     // completers read published nodes); ready (any thread pushes, schedulers pop); kernels (changed only
@@ -70,7 +70,7 @@ class Engine {
     }
     [[nodiscard]] std::string kernel_name(FuncId f) const;
 
-    // ---- Completion protocol (any thread) -------------------------------------------------------------
+    // ---- Completion protocol (any thread)
 
     /// complete_task: ends task `slot` with `outcome`: closes its fanout list and releases every consumer
     /// (cancelling them if the outcome is not Ok), drops its references on its producers and its own

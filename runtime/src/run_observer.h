@@ -32,7 +32,7 @@ class RunObserver {
           schedulers_(schedulers),
           orchestrator_waiting_(orchestrator_waiting) {}
 
-    // ---- Progress: any change of these means the run moved ---------------------------------------------
+    // ---- Progress: any change of these means the run moved
 
     /// progress_epoch: bumped by every scheduler pass that ended or dispatched something.
     [[nodiscard]] std::uint64_t progress_epoch() const;
@@ -43,7 +43,7 @@ class RunObserver {
     /// finished: tasks of this run that completed, failed or were cancelled.
     [[nodiscard]] std::uint64_t finished() const;
 
-    // ---- Where the run stands ---------------------------------------------------------------------------
+    // ---- Where the run stands
 
     [[nodiscard]] bool ready_queued() const;
     /// dispatch_enabled: false in serial mode until the orchestration function returns, and while quiesced.

@@ -45,7 +45,7 @@ class RunProgress {
     /// was handled is larger than the stamp drawn while handling it.
     std::uint64_t next_record_stamp() { return record_sequence_.fetch_add(1, std::memory_order_relaxed); }
 
-    // ---- The awaited slot (TaskPort::wait_for) ------------------------------------------------------------
+    // ---- The awaited slot (TaskPort::wait_for)
     //
     // Dekker handshake: the orchestrator stores the slot (seq_cst) and then re-checks the task's link word
     // (seq_cst); a completer drops its last reference (seq_cst) and then loads the slot (seq_cst). Either the

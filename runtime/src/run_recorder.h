@@ -25,7 +25,7 @@ class RunRecorder {
     /// start_run: forgets the previous run's records.
     void start_run();
 
-    // ---- The graph (only with record_graph) --------------------------------------------------------------
+    // ---- The graph (only with record_graph)
 
     void task(const TaskSpec& spec, TaskId id, std::span<const TaskId> producers) {
         if (graph_on_) record_task(spec, id, producers);
@@ -50,7 +50,6 @@ class RunRecorder {
     void kernels(const std::vector<KernelInfo>& table);
 
     // ---- The timelines (only with record_subtasks)
-    // ----------------------------------------------------------
 
     /// aicpu_sink: where the orchestrator's intervals go, or null when not recording.
     [[nodiscard]] std::vector<AicpuRecord>* aicpu_sink() { return timelines_on_ ? &aicpu_ : nullptr; }

@@ -23,7 +23,7 @@ class RunState {
     /// plus the quiesce on an idle machine; pto-deadlock-latency measures it).
     static constexpr std::int64_t kDeadlockQuietNs = 10'000'000;
 
-    // ---- The phase (any thread reads; the claim holder writes) -----------------------------------------
+    // ---- The phase (any thread reads; the claim holder writes)
 
     /// phase: acquire, so a thread that sees Idle also sees what the previous holder wrote.
     [[nodiscard]] RunPhase phase() const { return phase_.load(std::memory_order_acquire); }
@@ -64,7 +64,7 @@ class RunState {
     /// run); nothing of the run is touched by this thread after it.
     void release(RunPhase next);
 
-    // ---- The abort (orchestrator thread) ---------------------------------------------------------------
+    // ---- The abort (orchestrator thread)
 
     /// start_run: a new run is not aborted.
     void start_run() {
@@ -86,7 +86,7 @@ class RunState {
     [[nodiscard]] const std::vector<StallReport>& kept_stalls() const { return pending_stalls_; }
     [[nodiscard]] std::vector<StallReport> take_kept_stalls() { return std::exchange(pending_stalls_, {}); }
 
-    // ---- The quiet period before a deadlock look (orchestrator thread) -----------------------------------
+    // ---- The quiet period before a deadlock look (orchestrator thread)
 
     /// look_is_due: whether nothing moved (`progress` unchanged) for kDeadlockQuietNs at `now_ns`, and no
     /// look was taken in this quiet period yet; taking it is recorded. A deadlock can only begin with

@@ -66,7 +66,7 @@ std::unique_ptr<Runtime::Impl> make_impl(const RuntimeConfig& config) {
 
 }  // namespace
 
-// ---- Impl: construction --------------------------------------------------------------------------------
+// ---- Impl: construction
 
 Runtime::Impl::Impl(const RuntimeConfig& cfg)
     : config(validated(cfg)),
@@ -104,7 +104,7 @@ Runtime::Impl::~Impl() {
     compute.reset();
 }
 
-// ---- Impl: refusing calls -------------------------------------------------------------------------------
+// ---- Impl: refusing calls
 
 void Runtime::Impl::throw_run_in_progress(const char* call, detail::RunPhase seen) const {
     if (run.owned_here())
@@ -138,7 +138,7 @@ void Runtime::Impl::terminate_destroyed_in_run(detail::RunPhase seen) const {
     std::terminate();
 }
 
-// ---- Impl: run lifecycle --------------------------------------------------------------------------------
+// ---- Impl: run lifecycle
 
 void Runtime::Impl::begin_run() {
     detail::check_not_reentrant("begin_run");
@@ -277,7 +277,7 @@ RunReport Runtime::Impl::finish_run(bool throw_if_aborted, bool release) {
     return report;
 }
 
-// ---- Facade ----------------------------------------------------------------------------------------------
+// ---- Facade
 
 Runtime::Runtime(RuntimeConfig config) : impl_(make_impl(config)) {}
 Runtime::~Runtime() = default;

@@ -29,7 +29,7 @@ struct Runtime::Impl {
     explicit Impl(const RuntimeConfig& config);
     ~Impl();
 
-    // ---- Steps (orchestrator thread), each coordinating the components below ----------------------------
+    // ---- Steps (orchestrator thread), each coordinating the components below
     // The run lifecycle (runtime.cpp): RunState, every component's start_run, the schedulers, the watchdog.
     void begin_run();
     void start_run();
@@ -108,14 +108,13 @@ struct Runtime::Impl {
 
     const RuntimeConfig config;
 
-    // ---- Shared with the scheduler threads and compute workers -------------------------------------------
+    // ---- Shared with the scheduler threads and compute workers
     detail::Engine engine;  // task table, rings, queues, wake-ups, progress, switches, failures; completion
     detail::RunSettings settings;  // per-run scheduler settings, written while dispatch is disabled
     std::unique_ptr<detail::ComputePool> compute;
     std::vector<std::unique_ptr<detail::Scheduler>> schedulers;
 
     // ---- Orchestrator-private components
-    // -------------------------------------------------------------------
     detail::TaskWindow window;                // ids, id -> slot, ring marks, scope holds, in-order retirement
     detail::EdgeLinker linker;                // producer selection, staged edges, flush
     detail::HeapRing heap;                    // runtime-allocated buffers
@@ -124,7 +123,6 @@ struct Runtime::Impl {
     detail::RunRecorder recorder;             // the graph and the timelines, when recording
 
     // ---- The orchestrator's own bookkeeping of the run (plain records)
-    // -------------------------------------
     std::int64_t run_start_ns = 0;
     std::int64_t orchestration_ns = 0;
     detail::CompletionContext orchestrator_ctx;  // completions on this thread (alloc tasks, cancellations)
@@ -137,7 +135,6 @@ struct Runtime::Impl {
     RunReport last_report;
 
     // ---- Watching the run
-    // ----------------------------------------------------------------------------------
     std::atomic<bool> orchestrator_waiting{false};  // the orchestrator is parked inside the runtime
     detail::RunObserver observer{engine, window, schedulers, orchestrator_waiting};  // read-only
     std::unique_ptr<detail::Watchdog> watchdog;  // samples `observer` only

@@ -76,7 +76,7 @@ class Scheduler::Backend {
     [[nodiscard]] std::span<ClusterState> clusters() const { return s_.clusters(); }
     EngineQueues& ready() { return queues_; }
 
-    // ---- collect ----
+    // ---- collect
     void begin_pass() {
         timed_ = s_.settings_.profile || s_.settings_.record_subtasks;
         t0_ = timed_ ? now_ns() : 0;
@@ -136,7 +136,7 @@ class Scheduler::Backend {
         s_.oldest_start_ns_.store(oldest_start_, std::memory_order_relaxed);
     }
 
-    // ---- complete ----
+    // ---- complete
     [[nodiscard]] bool recording() const { return s_.settings_.record_subtasks; }
     SubtaskRecord& new_record() { return s_.records_.emplace_back(); }
     [[nodiscard]] SubtaskFacts facts(std::uint32_t slot, std::uint8_t lane) const {
@@ -160,14 +160,14 @@ class Scheduler::Backend {
         t1_ = timed_ ? now_ns() : 0;
     }
 
-    // ---- dependency-only ----
+    // ---- dependency-only
     void complete_dependency_only(std::uint32_t slot) {
         engine_.complete_task(slot, Outcome::Ok, s_.ctx_);
         ++s_.stats_.tasks_completed;
         ++framework_completed_;
     }
 
-    // ---- dispatch ----
+    // ---- dispatch
     void begin_dispatch() {}
     [[nodiscard]] bool aborting() const { return engine_.control.abort_requested(); }
     bool cancel_queued() { return engine_.cancel_queued(s_.ctx_); }
@@ -207,7 +207,7 @@ class Scheduler::Backend {
         if constexpr (E != Executor::Instant) s_.publish_idle_cores();
     }
 
-    // ---- publish ----
+    // ---- publish
     void end_pass(bool progressed) {
         const std::uint64_t ended = s_.ctx_.counters.total() - finished_before_;
         if (ended != 0)

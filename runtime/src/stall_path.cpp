@@ -13,7 +13,7 @@
 
 namespace pto {
 
-// ---- The stall path ---------------------------------------------------------------------------------------
+// ---- The stall path
 //
 // The watchdog flags a stall (Watchdog::stalled) when nothing moved for stall_timeout_ms and the class is
 // not orchestrator starvation. The orchestrator acts on it only where it waits on the stuck work: in

@@ -22,7 +22,7 @@ inline constexpr int kShapeCount = 4;
 /// that failed (before it releases the consumer's fanin, so whoever makes the consumer ready sees it).
 enum class Outcome : std::uint8_t { Ok = 0, Failed = 1, Cancelled = 2 };
 
-// ---- The link word ---------------------------------------------------------------------------------------
+// ---- The link word
 //
 // One 64-bit atomic per slot holds the producer side of the task:
 //   bits  0..31  fanout head: 1 + index of the newest edge node in the fanout list, 0 = empty
@@ -57,7 +57,7 @@ inline constexpr std::uint64_t kLinkRefUnit = 1ull << kLinkRefShift;
     return (word & kLinkClosed) != 0;
 }
 
-// ---- The fanin counter -----------------------------------------------------------------------------------
+// ---- The fanin counter
 //
 // Before linking, the orchestrator stores in fanin_pending the exact number K of producers it is about to
 // link (duplicates and retired producers already removed) plus the template-internal producers. Every

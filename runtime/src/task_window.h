@@ -28,7 +28,7 @@ class TaskWindow {
   public:
     explicit TaskWindow(std::uint32_t window_tasks);
 
-    // ---- Ids and slots -----------------------------------------------------------------------------------
+    // ---- Ids and slots
 
     [[nodiscard]] std::uint32_t slot_of(std::uint64_t id) const { return map_.slot_of(id); }
     [[nodiscard]] const SlotMap& map() const { return map_; }
@@ -48,7 +48,6 @@ class TaskWindow {
     void start_run();
 
     // ---- Submission
-    // ----------------------------------------------------------------------------------------
 
     /// open_slot: task `slot` is being written; `scoped`: an open scope holds it until release_scope.
     void open_slot(std::uint32_t slot, bool scoped) { books_[slot].scope_held = scoped; }
@@ -62,7 +61,6 @@ class TaskWindow {
     }
 
     // ---- Scope holds
-    // ---------------------------------------------------------------------------------------
     //
     // A scope's hold is orchestrator-private (see "The link word" in task_slot.h): releasing it is a plain
     // store, and retire() retires what it unblocked the next time it runs.
@@ -76,7 +74,6 @@ class TaskWindow {
     [[nodiscard]] std::uint64_t scope_held_count() const;
 
     // ---- Retirement
-    // ----------------------------------------------------------------------------------------
 
     /// retire: retires, in id order, every task at the head of the window that no scope holds and whose
     /// link word holds no reference, calling free_rings(marks) for each so the rings free its room;
@@ -102,7 +99,6 @@ class TaskWindow {
     }
 
     // ---- Published for other threads (relaxed)
-    // ---------------------------------------------------------------
 
     [[nodiscard]] const std::atomic<std::uint64_t>& retirement_counter() const { return retired_published_; }
     [[nodiscard]] std::uint64_t published_submitted() const {
