@@ -72,6 +72,41 @@ struct Index {
         std::sort(seen.begin(), seen.end());
         return seen;
     }
+
+    /// expected: by brute force over `live`, the entries a lookup of [lo, hi] in `base` must visit, sorted.
+    std::vector<std::uint32_t> expected(const std::vector<std::uint32_t>& live, std::uintptr_t base,
+                                        std::int64_t lo, std::int64_t hi, Match match) const {
+        std::vector<std::uint32_t> out;
+        for (std::uint32_t e : live) {
+            const auto& en = pool.entry(e);
+            const bool selected = match == Match::Contained ? en.lo >= lo && en.hi <= hi
+                                                            : en.lo <= hi && en.hi >= lo &&
+                                                                  (match == Match::Accesses || en.is_writer);
+            if (en.base == base && selected) out.push_back(e);
+        }
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+
+    /// check_lookup: the lookup visits exactly what brute force says, while removing the visited entries
+    /// for which `erase(e)` holds (an erase during the visit must not disturb it); those leave `live`.
+    template <class Erase>
+    void check_lookup(std::vector<std::uint32_t>& live, std::uintptr_t base, std::int64_t lo, std::int64_t hi,
+                      Match match, Erase erase) {
+        const std::vector<std::uint32_t> want = expected(live, base, lo, hi, match);
+        std::vector<std::uint32_t> seen;
+        index.for_each_candidate(base, lo, hi, RowWindow{0, 0, 0}, match, [&](std::uint32_t e) {
+            seen.push_back(e);
+            if (erase(e)) remove(e);
+        });
+        std::sort(seen.begin(), seen.end());
+        REQUIRE(seen == want);
+        live.erase(std::remove_if(live.begin(), live.end(),
+                                  [&](std::uint32_t e) {
+                                      return erase(e) && std::binary_search(seen.begin(), seen.end(), e);
+                                  }),
+                   live.end());
+    }
 };
 
 }  // namespace
@@ -187,32 +222,9 @@ TEST_CASE("random inserts and erases, including erases during a visit, keep ever
             ix.remove(live[k]);
             live.erase(live.begin() + std::ptrdiff_t(k));
         } else {
-            std::vector<std::uint32_t> expected;
-            for (std::uint32_t e : live) {
-                const auto& en = ix.pool.entry(e);
-                const bool selected =
-                    match == Match::Contained
-                        ? en.lo >= lo && en.hi <= hi
-                        : en.lo <= hi && en.hi >= lo && (match == Match::Accesses || en.is_writer);
-                if (en.base == base && selected) expected.push_back(e);
-            }
-            std::sort(expected.begin(), expected.end());
             const bool erase_during = op == 9;
-            std::vector<std::uint32_t> seen;
-            ix.index.for_each_candidate(base, lo, hi, pto::detail::RowWindow{0, 0, 0}, match,
-                                        [&](std::uint32_t e) {
-                                            seen.push_back(e);
-                                            if (erase_during && e % 2 == 0) ix.remove(e);
-                                        });
-            std::sort(seen.begin(), seen.end());
-            REQUIRE(seen == expected);
-            if (erase_during)
-                live.erase(std::remove_if(live.begin(), live.end(),
-                                          [&](std::uint32_t e) {
-                                              return e % 2 == 0 &&
-                                                     std::binary_search(seen.begin(), seen.end(), e);
-                                          }),
-                           live.end());
+            ix.check_lookup(live, base, lo, hi, match,
+                            [&](std::uint32_t e) { return erase_during && e % 2 == 0; });
         }
         REQUIRE(ix.pool.size() == live.size());
     }
@@ -283,30 +295,8 @@ TEST_CASE("buffers crossing the small-buffer threshold both ways, with resets an
             live[k] = live.back();
             live.pop_back();
         } else {
-            std::vector<std::uint32_t> expected;
-            for (std::uint32_t e : live) {
-                const auto& en = ix.pool.entry(e);
-                const bool selected =
-                    match == Match::Contained
-                        ? en.lo >= lo && en.hi <= hi
-                        : en.lo <= hi && en.hi >= lo && (match == Match::Accesses || en.is_writer);
-                if (en.base == base && selected) expected.push_back(e);
-            }
-            std::sort(expected.begin(), expected.end());
             const bool erase_during = op >= 18;
-            std::vector<std::uint32_t> seen;
-            ix.index.for_each_candidate(base, lo, hi, RowWindow{0, 0, 0}, match, [&](std::uint32_t e) {
-                seen.push_back(e);
-                if (erase_during) ix.remove(e);
-            });
-            std::sort(seen.begin(), seen.end());
-            REQUIRE(seen == expected);
-            if (erase_during)
-                live.erase(std::remove_if(live.begin(), live.end(),
-                                          [&](std::uint32_t e) {
-                                              return std::binary_search(seen.begin(), seen.end(), e);
-                                          }),
-                           live.end());
+            ix.check_lookup(live, base, lo, hi, match, [&](std::uint32_t) { return erase_during; });
         }
         REQUIRE(ix.pool.size() == live.size());
     }
