@@ -5,11 +5,12 @@
 
 namespace pto::test {
 
-/// kSanitizerSlowdown: ThreadSanitizer matches every race it sees against tests/tsan.supp (the benign races
-/// inside Boost.Lockfree and oneTBB) by symbolizing the stack; the first symbolization in a process loads
-/// the binary's debug information and, on a loaded two-core machine, can hold a scheduler thread in the
-/// middle of its pass, with a popped task in hand, for more than a second. A one-second watchdog rightly
-/// reports that as a stall, so under TSan the tests wait five times longer; elsewhere a second is plenty.
+/// kSanitizerSlowdown: under ThreadSanitizer on a loaded two-core machine, a scheduler thread was seen held
+/// in the middle of its pass, with a popped task in hand, for more than a second (never in Release builds).
+/// The likely holder is TSan matching a race against tests/tsan.supp (the benign races inside
+/// Boost.Lockfree and oneTBB), which symbolizes the stack and, the first time, loads the binary's debug
+/// information. A one-second watchdog rightly reports that as a stall, so under TSan the tests wait five
+/// times longer; elsewhere a second is plenty.
 #if defined(__SANITIZE_THREAD__)
 inline constexpr std::uint32_t kSanitizerSlowdown = 5;
 #elif defined(__has_feature)
