@@ -22,6 +22,15 @@ namespace {
 
 constexpr std::uintptr_t kBase = 0x10000;
 
+/// Picker: uniform integers in [lo, hi] from a seeded generator, for the randomized tests.
+struct Picker {
+    std::mt19937_64 rng;
+    explicit Picker(std::uint64_t seed) : rng(seed) {}
+    std::int64_t operator()(std::int64_t lo, std::int64_t hi) {
+        return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    }
+};
+
 struct Index {
     EntryPool pool;
     RegionIndex index;
@@ -202,10 +211,7 @@ TEST_CASE("random inserts and erases, including erases during a visit, keep ever
           "[tensormap][index][random]") {
     const std::uint64_t seed = GENERATE(31u, 32u, 33u);
     INFO("seed " << seed);
-    std::mt19937_64 rng(seed);
-    auto pick = [&rng](std::int64_t lo, std::int64_t hi) {
-        return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-    };
+    Picker pick(seed);
     Index ix(512);
     std::vector<std::uint32_t> live;
     for (int step = 0; step < 20000; ++step) {
@@ -268,10 +274,7 @@ TEST_CASE("buffers crossing the small-buffer threshold both ways, with resets an
           "[tensormap][index][small][random]") {
     const std::uint64_t seed = GENERATE(41u, 42u, 43u);
     INFO("seed " << seed);
-    std::mt19937_64 rng(seed);
-    auto pick = [&rng](std::int64_t lo, std::int64_t hi) {
-        return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-    };
+    Picker pick(seed);
     // 2048 entries over 200 buffers: about as many entries per buffer as the threshold, so buffers
     // become indexed, lose entries while indexed, empty and start small again; the bucket table grows
     // while small buffers (not registered) share it with indexed ones.
@@ -345,10 +348,7 @@ TEST_CASE("random tiles, rows and erases keep every grid and linear lookup compl
           "[tensormap][index][grid][random]") {
     const std::uint64_t seed = GENERATE(41u, 42u, 43u);
     INFO("seed " << seed);
-    std::mt19937_64 rng(seed);
-    auto pick = [&rng](std::int64_t lo, std::int64_t hi) {
-        return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-    };
+    Picker pick(seed);
     // Rectangles of a matrix 96 wide (another pitch now and then), in two buffers; a rectangle of one row
     // or of full width is a plain range. Contract: a lookup visits every entry whose elements can meet the
     // query (Contained: can lie inside it), and nothing whose linear range misses, each once.
