@@ -5,8 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
+#include <type_traits>
 
 #include "pto/runtime/task_desc.h"
 
@@ -23,6 +25,7 @@ struct ArgRecord {
     [[nodiscard]] const TensorArg* tensors() const {
         return reinterpret_cast<const TensorArg*>(scalars() + scalar_count + (scalar_count & 1));
     }
+    [[nodiscard]] TensorArg* mutable_tensors() { return const_cast<TensorArg*>(tensors()); }
     [[nodiscard]] static std::uint64_t bytes_for(std::size_t tensors, std::size_t scalars) {
         // Scalars padded to an even count keep the tensors 16-byte aligned.
         return sizeof(ArgRecord) + (scalars + (scalars & 1)) * sizeof(std::uint64_t) +
@@ -31,6 +34,7 @@ struct ArgRecord {
 };
 static_assert(sizeof(ArgRecord) == 8);
 static_assert(alignof(TensorArg) <= 16);
+static_assert(std::is_trivially_copyable_v<TensorArg>);
 
 class ArgRing {
   public:
@@ -46,9 +50,10 @@ class ArgRing {
     [[nodiscard]] std::uint64_t free_bytes() const { return capacity_ - (head_ - tail_); }
     [[nodiscard]] std::uint64_t capacity() const { return capacity_; }
 
-    /// write: copies one task's arguments; the caller reserved room. Returns the record's offset.
-    std::uint64_t write(std::span<const TensorArg> tensors, std::span<const std::uint64_t> scalars) {
-        const std::uint64_t size = round(ArgRecord::bytes_for(tensors.size(), scalars.size()));
+    /// append: room for one record of `tensors` tensors and `scalars` scalars, counts written; the caller
+    /// reserved room and fills the arrays. Returns the record's offset.
+    std::uint64_t append(std::size_t tensors, std::size_t scalars) {
+        const std::uint64_t size = round(ArgRecord::bytes_for(tensors, scalars));
         // head_offset_ is head_ % capacity_, kept incrementally: no 64-bit division per task.
         std::uint64_t offset = head_offset_;
         if (offset + size > capacity_) {
@@ -57,19 +62,24 @@ class ArgRing {
         }
         head_ += size;
         head_offset_ = offset + size == capacity_ ? 0 : offset + size;
-        std::byte* at = bytes_.get() + offset;
-        auto* record = reinterpret_cast<ArgRecord*>(at);
-        record->tensor_count = static_cast<std::uint32_t>(tensors.size());
-        record->scalar_count = static_cast<std::uint32_t>(scalars.size());
-        auto* scalar_out = reinterpret_cast<std::uint64_t*>(record + 1);
-        for (std::size_t i = 0; i < scalars.size(); ++i)
-            scalar_out[i] = scalars[i];
-        auto* tensor_out = const_cast<TensorArg*>(record->tensors());
-        for (std::size_t i = 0; i < tensors.size(); ++i)
-            tensor_out[i] = tensors[i];
+        auto* record = reinterpret_cast<ArgRecord*>(bytes_.get() + offset);
+        record->tensor_count = static_cast<std::uint32_t>(tensors);
+        record->scalar_count = static_cast<std::uint32_t>(scalars);
+        return offset;
+    }
+    /// write: copies one task's arguments; the caller reserved room. Returns the record's offset.
+    std::uint64_t write(std::span<const TensorArg> tensors, std::span<const std::uint64_t> scalars) {
+        const std::uint64_t offset = append(tensors.size(), scalars.size());
+        ArgRecord& record = mutable_record(offset);
+        // One block copy each (trivially copyable): cheaper than an element loop for the usual 2-8 tensors.
+        std::memcpy(&record + 1, scalars.data(), scalars.size_bytes());
+        std::memcpy(record.mutable_tensors(), tensors.data(), tensors.size_bytes());
         return offset;
     }
 
+    [[nodiscard]] ArgRecord& mutable_record(std::uint64_t offset) {
+        return *reinterpret_cast<ArgRecord*>(bytes_.get() + offset);
+    }
     [[nodiscard]] const ArgRecord& record(std::uint64_t offset) const {
         return *reinterpret_cast<const ArgRecord*>(bytes_.get() + offset);
     }

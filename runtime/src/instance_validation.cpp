@@ -91,7 +91,7 @@ Runtime::Impl::InstanceNeeds Runtime::Impl::validate_instance(std::span<const In
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const InstanceNode& n = nodes[i];
         const TaskId id = first.plus(i);
-        validate_spec(n.spec, id);
+        validate_spec(n.spec, id, heap_need);
         if (n.spec.kind == TaskKind::Alloc && !(n.external_producers.empty() && n.producer_offsets.empty()))
             [[unlikely]]
             detail::throw_error(ErrorCode::InvalidTemplate,
@@ -101,7 +101,6 @@ Runtime::Impl::InstanceNeeds Runtime::Impl::validate_instance(std::span<const In
         // External producers must precede the whole instance.
         validate_producers(n.external_producers, first, n.spec);
         needs.edge_nodes += n.external_producers.size();
-        heap_need.add(n.spec.tensors);
         needs.arg_bytes += detail::argument_bytes(n.spec);
     }
     if (needs.arg_bytes > engine.args.capacity()) [[unlikely]]

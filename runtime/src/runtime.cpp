@@ -367,6 +367,9 @@ TaskId TaskPort::submit_instance(std::span<InstanceNode> nodes,
                                  const std::shared_ptr<const InstanceEdges>& edges, bool scoped) {
     return runtime_->impl_->submit_instance(nodes, edges, scoped);
 }
+TaskId TaskPort::submit_alloc(std::span<const TensorCreateInfo> infos, bool scoped) {
+    return runtime_->impl_->submit_alloc(infos, scoped);
+}
 std::span<const TensorArg> TaskPort::task_tensors(TaskId id) const {
     return runtime_->impl_->task_tensors(id);
 }

@@ -23,6 +23,10 @@
 #include "task_window.h"
 #include "watchdog.h"
 
+namespace pto::detail {
+struct HeapNeed;  // submit_sizes.h
+}  // namespace pto::detail
+
 namespace pto {
 
 struct Runtime::Impl {
@@ -59,6 +63,9 @@ struct Runtime::Impl {
     // Submission (submit.cpp): TaskTable, HeapRing, ArgRing, TaskWindow, EdgeLinker, Engine::make_ready,
     // RunRecorder.
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
+    /// submit_alloc: an alloc task whose views are written straight into the argument ring
+    /// (submit_alloc.cpp).
+    TaskId submit_alloc(std::span<const TensorCreateInfo> infos, bool scoped);
     TaskId submit_instance(std::span<InstanceNode> nodes, const std::shared_ptr<const InstanceEdges>& edges,
                            bool scoped);
     void init_instance_slots(std::span<const InstanceNode> nodes, TaskId first, bool scoped);
@@ -71,11 +78,16 @@ struct Runtime::Impl {
         finish_orchestrator_completions();
     }
     [[nodiscard]] std::span<const TensorArg> task_tensors(TaskId id) const;
+    /// init_slot: the slot's state (init_slot_state), then create-info outputs allocated and the arguments
+    /// copied to the argument ring.
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
+    std::uint32_t init_slot_state(const TaskSpec& spec, TaskId id, bool scoped);
     void count_submit(const TaskSpec& spec);
     // Checks before anything changes (submit_validation.cpp).
     void check_run_open(const char* call) const;
-    void validate_spec(const TaskSpec& spec, TaskId id) const;
+    /// validate_spec: the checks of one task's spec; adds its create-info outputs to `heap_need` on the way.
+    void validate_spec(const TaskSpec& spec, TaskId id, detail::HeapNeed& heap_need) const;
+    [[noreturn]] void throw_bad_rank(TaskId id, const TaskSpec& spec, std::size_t index, unsigned rank) const;
     void validate_producers(std::span<const TaskId> producers, TaskId id, const TaskSpec& spec) const;
     /// InstanceNeeds: the room a whole template instance reserves at once.
     struct InstanceNeeds {

@@ -22,7 +22,7 @@ using detail::Outcome;
 using detail::PhaseTimer;
 using detail::TaskSlot;
 
-std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool scoped) {
+std::uint32_t Runtime::Impl::init_slot_state(const TaskSpec& spec, TaskId id, bool scoped) {
     const std::uint32_t slot = window.slot_of(id.value);
     TaskSlot& t = engine.tasks[slot];
     // Relaxed: the slot is unpublished; the first link CAS or the ready-queue push releases these stores.
@@ -41,7 +41,11 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
     t.static_consumers = nullptr;
     t.static_producers = nullptr;
     window.open_slot(slot, scoped);
+    return slot;
+}
 
+std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool scoped) {
+    const std::uint32_t slot = init_slot_state(spec, id, scoped);
     // Arguments: allocate create-info outputs (written back so the caller sees them), then copy.
     PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
     const bool keep = keeps_arguments(spec);  // before the allocation below gives every output a buffer
@@ -73,7 +77,8 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
     check_run_open("submit");
     const TaskId id{window.next_id()};
     const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::Submit, run_start_ns, id);
-    validate_spec(spec, id);
+    HeapNeed heap_need;
+    validate_spec(spec, id, heap_need);
     validate_producers(producers, id, spec);
     if (spec.kind == TaskKind::Alloc && !producers.empty()) [[unlikely]]
         detail::throw_error(ErrorCode::InvalidArgument,
@@ -81,8 +86,6 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
                                 " cannot wait for producers: an alloc task completes when "
                                 "it is submitted");
 
-    HeapNeed heap_need;
-    heap_need.add(spec.tensors);
     check_heap_need(heap_need.reserve_bytes(), id, &spec);
     {
         PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);

@@ -18,17 +18,27 @@ inline std::uint64_t aligned_bytes(std::uint64_t bytes) {
     return std::max<std::uint64_t>(a, (bytes + a - 1) & ~(a - 1));
 }
 
-/// create_info_bytes: bytes of a create-info output, saturated at 2^48 (more than any heap ring holds), so an
-/// absurd shape is rejected as larger than the heap instead of wrapping around to a small size.
-inline std::uint64_t create_info_bytes(const TensorView& v) {
+/// shape_bytes: bytes of a dense `shape` of `ndim` dimensions, saturated at 2^48 (more than any heap ring
+/// holds), so an absurd shape is rejected as larger than the heap instead of wrapping around to a small size.
+inline std::uint64_t shape_bytes(DataType dtype, std::uint32_t ndim, const std::uint32_t* shape) {
     constexpr std::uint64_t kSaturated = 1ull << 48;
-    std::uint64_t bytes = size_of(v.dtype);
-    for (int d = 0; d < v.ndim && d < kMaxTensorDims; ++d) {
-        // Overflow test by multiplication, not division: this runs per create-info on the submit path.
-        if (__builtin_mul_overflow(bytes, std::uint64_t{v.shape[d]}, &bytes) || bytes > kSaturated)
-            return kSaturated;
+    // Every dimension, those past ndim as 1, with the overflow tests ORed: no early exit to predict (this
+    // runs per create-info on the submit path). The overflow test multiplies instead of dividing.
+    std::uint64_t bytes = size_of(dtype);
+    bool saturated = false;
+    for (std::uint32_t d = 0; d < kMaxTensorDims; ++d) {
+        saturated |= __builtin_mul_overflow(bytes, std::uint64_t{d < ndim ? shape[d] : 1u}, &bytes);
+        saturated |= bytes > kSaturated;
     }
-    return bytes;
+    return saturated ? kSaturated : bytes;
+}
+
+/// create_info_bytes: bytes of a create-info output (a view without a buffer yet).
+inline std::uint64_t create_info_bytes(const TensorView& v) {
+    return shape_bytes(v.dtype, v.ndim, v.shape);
+}
+inline std::uint64_t create_info_bytes(const TensorCreateInfo& info) {
+    return shape_bytes(info.dtype, info.ndim, info.shape);
 }
 
 /// keeps_arguments: whether the task's arguments go to the argument ring: kernels read them back (the compute
@@ -52,12 +62,13 @@ struct HeapNeed {
     std::uint64_t total = 0;
     std::uint64_t largest = 0;
     void add(std::span<const TensorArg> tensors) {
-        for (const TensorArg& a : tensors) {
-            if (a.view.base != nullptr) continue;
-            const std::uint64_t b = aligned_bytes(create_info_bytes(a.view));
-            total += b;
-            largest = std::max(largest, b);
-        }
+        for (const TensorArg& a : tensors)
+            if (a.view.base == nullptr) add_buffer(create_info_bytes(a.view));
+    }
+    void add_buffer(std::uint64_t bytes) {
+        const std::uint64_t b = aligned_bytes(bytes);
+        total += b;
+        largest = std::max(largest, b);
     }
     [[nodiscard]] std::uint64_t reserve_bytes() const { return total == 0 ? 0 : total + largest; }
 };

@@ -5,6 +5,7 @@
 
 #include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
+#include "submit_sizes.h"
 
 namespace pto {
 
@@ -53,7 +54,7 @@ std::string Runtime::Impl::describe_task(TaskId id, const TaskSpec* spec) const 
     return s;
 }
 
-void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id) const {
+void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id, detail::HeapNeed& heap_need) const {
     if (spec.kind == TaskKind::Kernel) {
         if (spec.core == CoreType::None)
             detail::throw_error(ErrorCode::InvalidArgument,
@@ -96,9 +97,18 @@ void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id) const {
     for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
         const TensorArg& a = spec.tensors[i];
         if (a.view.ndim < 1 || a.view.ndim > kMaxTensorDims) [[unlikely]]
-            detail::throw_error(ErrorCode::InvalidTensor, describe_task(id, &spec) + ": tensor argument " +
-                                                              std::to_string(i) + " has rank " +
-                                                              std::to_string(a.view.ndim));
+            throw_bad_rank(id, spec, i, a.view.ndim);
+        if (a.view.base == nullptr) {
+            // A create-info: its row-major strides follow from its shape, which the heap check bounds (an
+            // absurd shape's strides wrap, so they are not checked for sign).
+            if (a.direction != Direction::Out) [[unlikely]]
+                detail::throw_error(ErrorCode::InvalidTensor,
+                                    describe_task(id, &spec) + ": tensor argument " + std::to_string(i) +
+                                        " is a create-info (no buffer yet) but is passed as an input; "
+                                        "only outputs can be allocated by the runtime");
+            heap_need.add_buffer(detail::create_info_bytes(a.view));
+            continue;
+        }
         // OR of the strides: one sign test for the whole view.
         std::int64_t stride_bits = 0;
         for (int d = 0; d < a.view.ndim; ++d)
@@ -107,14 +117,13 @@ void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id) const {
             detail::throw_error(ErrorCode::InvalidTensor, describe_task(id, &spec) + ": tensor argument " +
                                                               std::to_string(i) +
                                                               " has a negative stride; strides are >= 0");
-        if (a.view.base == nullptr) {
-            if (a.direction != Direction::Out) [[unlikely]]
-                detail::throw_error(ErrorCode::InvalidTensor,
-                                    describe_task(id, &spec) + ": tensor argument " + std::to_string(i) +
-                                        " is a create-info (no buffer yet) but is passed as an input; "
-                                        "only outputs can be allocated by the runtime");
-        }
     }
+}
+
+void Runtime::Impl::throw_bad_rank(TaskId id, const TaskSpec& spec, std::size_t index, unsigned rank) const {
+    detail::throw_error(ErrorCode::InvalidTensor, describe_task(id, &spec) + ": tensor argument " +
+                                                      std::to_string(index) + " has rank " +
+                                                      std::to_string(rank));
 }
 
 void Runtime::Impl::check_heap_need(std::uint64_t reserve_bytes, TaskId id, const TaskSpec* spec) const {

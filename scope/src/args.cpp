@@ -37,21 +37,7 @@ Args& Args::output(const TensorCreateInfo& info) {
     ++created_;
     TensorArg* a = new (tensor_data() + tensor_count_++) TensorArg;
     a->direction = Direction::Out;
-    TensorView& v = a->view;
-    v.base = nullptr;
-    v.offset = 0;
-    v.creator = TaskId{};
-    v.ndim = static_cast<std::uint8_t>(info.ndim);
-    v.dtype = info.dtype;
-    v.is_tracked = true;
-    // Unsigned: an absurd shape wraps here instead of overflowing; the submit rejects it (CapacityExhausted).
-    std::uint64_t stride = 1;
-    for (int d = kMaxTensorDims - 1; d >= 0; --d) {
-        const bool used = d < static_cast<int>(info.ndim);
-        v.shape[d] = used ? info.shape[d] : 1;
-        v.strides[d] = used ? static_cast<std::int64_t>(stride) : 0;
-        stride *= used ? info.shape[d] : 1;
-    }
+    detail::write_created_view(a->view, info, nullptr, TaskId{});
     return *this;
 }
 

@@ -268,6 +268,14 @@ void record_accesses(std::span<const TensorArg> tensors, TaskId task) {
 }
 
 TaskHandle alloc_tensors(std::span<const TensorCreateInfo> infos) {
+    detail::OrchestratorState& s = detail::require_state("alloc_tensors");
+    // The runtime writes the views where it keeps them. An alloc task has nothing to look up, so the scope
+    // mode does not matter; the checker and the too-long list take the generic path, which they know.
+    if (s.checker == nullptr && infos.size() <= kMaxTensorArgs) [[likely]] {
+        const TaskId id = s.port.submit_alloc(infos, !s.scopes.empty());
+        return detail::make_handle(id, s.port.task_tensors(id), static_cast<std::uint32_t>(infos.size()),
+                                   s.retirement);
+    }
     Args args;
     for (const TensorCreateInfo& info : infos)
         args.output(info);

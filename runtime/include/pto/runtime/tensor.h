@@ -116,6 +116,28 @@ inline TensorView TensorView::slice(int dim, std::uint32_t start, std::uint32_t 
     return v;
 }
 
+namespace detail {
+/// write_created_view: the row-major view of `info` over `base` (null until the runtime allocates it),
+/// written in place: argument lists and the runtime's argument ring build create-info views without a copy.
+/// `info.ndim` is checked by the submit; the loop runs over every dimension so it stays branch-free.
+inline void write_created_view(TensorView& v, const TensorCreateInfo& info, void* base, TaskId creator) {
+    v.base = base;
+    v.offset = 0;
+    v.creator = creator;
+    v.ndim = static_cast<std::uint8_t>(info.ndim);
+    v.dtype = info.dtype;
+    v.is_tracked = true;
+    // Unsigned: an absurd shape wraps here instead of overflowing; the submit rejects it (CapacityExhausted).
+    std::uint64_t stride = 1;
+    for (int d = kMaxTensorDims - 1; d >= 0; --d) {
+        const bool used = d < static_cast<int>(info.ndim);
+        v.shape[d] = used ? info.shape[d] : 1;
+        v.strides[d] = used ? static_cast<std::int64_t>(stride) : 0;
+        stride *= used ? info.shape[d] : 1;
+    }
+}
+}  // namespace detail
+
 /// TensorArg: one tensor argument of a task.
 struct TensorArg {
     TensorView view;

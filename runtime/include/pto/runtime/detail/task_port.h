@@ -70,6 +70,11 @@ class TaskPort {
     /// Throws InvalidDependency, InvalidBlockNum, InvalidTensor, NoActiveRun; a throwing call changes
     /// nothing.
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
+    /// submit_alloc: adds an alloc task that owns one new buffer per create-info (at most kMaxTensorArgs);
+    /// task_tensors(id) then holds their views, in order, creator set. The same task as a submit of an
+    /// TaskKind::Alloc spec with create-info outputs, written without the generic argument path.
+    /// Throws InvalidTensor (a rank outside 1..5), CapacityExhausted (larger than the heap), NoActiveRun.
+    TaskId submit_alloc(std::span<const TensorCreateInfo> infos, bool scoped);
     /// submit_instance: adds nodes.size() tasks with contiguous ids starting at the returned id, wiring
     /// internal edges from the offsets without any discovery. The offset tables are checked on every call
     /// (InvalidTemplate naming the node and the offset, as InstanceEdges::create does) and the running

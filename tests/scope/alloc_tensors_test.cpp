@@ -1,0 +1,140 @@
+// alloc_tensors: the runtime writes the new views where it keeps the task's arguments. The same task built
+// the generic way (an Args of create-info outputs, the path the dependency checker takes) must give the same
+// views, the same checks and the same graph, so the two are run side by side here.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "pto/scope/orchestration.h"
+#include "support/catch_printers.h"
+#include "support/expect_error.h"
+
+using namespace pto;
+
+namespace {
+
+constexpr FuncId kK{0};
+
+RuntimeConfig config(bool generic_path) {
+    RuntimeConfig c;
+    c.record_graph = true;
+    c.orchestration = OrchestrationMode::Serial;
+    // The checker sends alloc_tensors through the generic submit path; a report changes nothing else.
+    c.check_dependencies = generic_path ? DependencyCheck::Report : DependencyCheck::Off;
+    return c;
+}
+
+const std::vector<TensorCreateInfo>& infos() {
+    static const std::vector<TensorCreateInfo> v = {
+        TensorCreateInfo(DataType::F32, {100}),      TensorCreateInfo(DataType::I8, {3, 5}),
+        TensorCreateInfo(DataType::BF16, {2, 3, 4}), TensorCreateInfo(DataType::I64, {1, 1, 1, 1, 7}),
+        TensorCreateInfo(DataType::F16, {64, 128}),
+    };
+    return v;
+}
+
+/// Allocation: what a run's alloc_tensors handed out, with buffer addresses made relative to the first.
+struct Allocation {
+    std::vector<TensorView> views;
+    std::vector<std::int64_t> distance_from_first;
+    TaskId id;
+};
+
+Allocation allocate(Runtime& rt, ScopeMode mode) {
+    Allocation a;
+    pto::run(rt, [&] {
+        for (ScopeGuard scope{mode}; scope.enter_once();) {  // PTO2_SCOPE with the mode as a value
+            const TaskHandle h = alloc_tensors(infos());
+            a.id = h.task_id();
+            for (std::uint32_t i = 0; i < h.output_count(); ++i)
+                a.views.push_back(h.output(i));
+            // A reader of every buffer: in an AUTO scope it finds the alloc through the views' creator.
+            Args args;
+            for (const TensorView& v : a.views)
+                args.input(v);
+            if (mode == ScopeMode::Manual) args.after(h);
+            submit_aiv(kK, args);
+        }
+    });
+    for (const TensorView& v : a.views)
+        a.distance_from_first.push_back(static_cast<std::byte*>(v.base) -
+                                        static_cast<std::byte*>(a.views[0].base));
+    return a;
+}
+
+}  // namespace
+
+TEST_CASE("alloc_tensors gives the views, buffers and graph of the generic submit path", "[scope][alloc]") {
+    for (ScopeMode mode : {ScopeMode::Manual, ScopeMode::Auto}) {
+        Runtime direct(config(false)), generic(config(true));
+        const Allocation d = allocate(direct, mode);
+        const Allocation g = allocate(generic, mode);
+        INFO("mode " << (mode == ScopeMode::Manual ? "MANUAL" : "AUTO"));
+        REQUIRE(d.views.size() == infos().size());
+        REQUIRE(g.views.size() == infos().size());
+        CHECK(d.id == g.id);
+        CHECK(d.distance_from_first == g.distance_from_first);
+        for (std::size_t i = 0; i < d.views.size(); ++i) {
+            const TensorView &a = d.views[i], &b = g.views[i];
+            INFO("output " << i);
+            CHECK(reinterpret_cast<std::uintptr_t>(a.base) % 64 == 0);
+            CHECK(a.offset == b.offset);
+            CHECK(a.ndim == b.ndim);
+            CHECK(a.dtype == b.dtype);
+            CHECK(a.is_tracked == b.is_tracked);
+            CHECK(a.creator == d.id);
+            CHECK(b.creator == g.id);
+            for (int k = 0; k < kMaxTensorDims; ++k) {
+                CHECK(a.shape[k] == b.shape[k]);
+                CHECK(a.strides[k] == b.strides[k]);
+            }
+            // Buffers do not overlap: each ends before the next begins.
+            if (i + 1 < d.views.size())
+                CHECK(d.distance_from_first[i + 1] - d.distance_from_first[i] >=
+                      static_cast<std::int64_t>(a.element_count() * size_of(a.dtype)));
+        }
+        const RunReport& rd = direct.last_report();
+        const RunReport& rg = generic.last_report();
+        CHECK(rd.orchestrator.heap_bytes_allocated == rg.orchestrator.heap_bytes_allocated);
+        CHECK(rd.framework_tasks == 1);
+        CHECK(rd.completed == 2);
+        const GraphRecord& gd = direct.graph();
+        REQUIRE(gd.tasks.size() == 2);
+        CHECK(gd.tasks[0].kind == TaskKind::Alloc);
+        REQUIRE(gd.producers_of(gd.tasks[1]).size() == 1);
+        CHECK(gd.producers_of(gd.tasks[1])[0] == d.id);
+    }
+}
+
+TEST_CASE("alloc_tensors refuses a bad rank and an allocation larger than the heap, naming the task",
+          "[scope][alloc][errors]") {
+    for (bool generic_path : {false, true}) {
+        INFO((generic_path ? "generic path" : "direct path"));
+        RuntimeConfig c = config(generic_path);
+        c.heap_bytes = 1 << 20;
+        Runtime rt(c);
+        TensorCreateInfo no_rank;  // ndim 0
+        pto::test::expect_error([&] { pto::run(rt, [&] { alloc_tensors({no_rank}); }); },
+                                ErrorCode::InvalidTensor,
+                                {"(alloc_tensors)", "tensor argument 0 has rank 0"});
+        TensorCreateInfo six;
+        six.ndim = 6;
+        pto::test::expect_error(
+            [&] { pto::run(rt, [&] {
+                      alloc_tensors({TensorCreateInfo(DataType::F32, {4}), six});
+                  }); },
+            ErrorCode::InvalidTensor, {"(alloc_tensors)", "tensor argument 1 has rank 6"});
+        pto::test::expect_error(
+            [&] {
+                pto::run(rt, [&] {
+                    alloc_tensors({TensorCreateInfo(DataType::F32, {1u << 20}),
+                                   TensorCreateInfo(DataType::F32, {4294967295u, 4294967295u, 4294967295u})});
+                });
+            },
+            ErrorCode::CapacityExhausted, {"(alloc_tensors)", "RuntimeConfig::heap_bytes"});
+        // Nothing was submitted by the refused calls, and the runtime serves the next run.
+        CHECK(pto::run(rt, [] { alloc_tensors({TensorCreateInfo(DataType::F32, {4})}); }).framework_tasks ==
+              1);
+    }
+}
