@@ -39,25 +39,35 @@ std::uint32_t EdgeLinker::select_producers(TaskId id, std::span<const TaskId> pr
 
 void EdgeLinker::stage(std::uint32_t slot, std::size_t first, std::uint32_t count, EdgePool& edges) {
     const std::uint32_t* producers = selected_.data() + first;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        const std::uint32_t ps = producers[i];
-        const std::uint64_t counter = edges.allocate();
-        EdgeNode& node = edges.at(counter);
-        node.producer_slot = ps;
-        node.consumer_slot = slot;
-        const std::uint32_t tag = edges.index_of(counter) + 1;
-        Staging& producer = staging_[ps];
-        if (producer.count == 0) {
-            staged_producers_.push_back(ps);
-            producer.tail = tag;
-            node.next = 0;
-        } else {
-            node.next = producer.head;
-        }
-        producer.head = tag;
-        ++producer.count;
-    }
+    for (std::uint32_t i = 0; i < count; ++i)
+        stage_one(producers[i], slot, edges);
     staged_edges_ += count;
+}
+
+std::uint32_t EdgeLinker::select_and_stage(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
+                                           const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
+                                           OrchestratorStats& stats) {
+    // select_producers and stage in one pass, for a single task: nothing is published before the flush.
+    std::uint32_t staged = 0;
+    const std::uint64_t retired_before = window.retired_before();
+    for (TaskId p : producers) {
+        if (p.value < retired_before) {
+            ++stats.edges_to_retired;
+            if (window.retired().is_unsuccessful(p)) [[unlikely]]
+                consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
+            continue;
+        }
+        const std::uint32_t ps = window.slot_of(p.value);
+        if (staging_[ps].last_consumer == id.value) {
+            ++stats.edges_duplicate;
+            continue;
+        }
+        staging_[ps].last_consumer = id.value;
+        stage_one(ps, slot, edges);
+        ++staged;
+    }
+    staged_edges_ += staged;
+    return staged;
 }
 
 void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats& stats, bool profile) {

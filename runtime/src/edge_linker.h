@@ -40,6 +40,11 @@ class EdgeLinker {
     /// stage: stages edges to consumer `slot` from `count` selected producers, starting at selection
     /// index `first`, taking one edge node each (the caller reserved them).
     void stage(std::uint32_t slot, std::size_t first, std::uint32_t count, EdgePool& edges);
+    /// select_and_stage: select_producers and stage for one task in one pass (a template instance selects
+    /// for every node before it stages any); the caller reserved an edge node per producer.
+    std::uint32_t select_and_stage(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
+                                   const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
+                                   OrchestratorStats& stats);
     /// should_flush: outside a scope edges are spliced at once; inside one, when the staging fills.
     [[nodiscard]] bool should_flush(bool scoped) const { return !scoped || staged_edges_ >= kMaxStagedEdges; }
     [[nodiscard]] bool has_staged() const { return !staged_producers_.empty(); }
@@ -51,6 +56,26 @@ class EdgeLinker {
     [[nodiscard]] bool is_drained() const { return staged_producers_.empty() && staged_edges_ == 0; }
 
   private:
+    /// stage_one: pushes one edge node (producer slot `ps` -> consumer `slot`) on the producer's private
+    /// list.
+    void stage_one(std::uint32_t ps, std::uint32_t slot, EdgePool& edges) {
+        const std::uint64_t counter = edges.allocate();
+        EdgeNode& node = edges.at(counter);
+        node.producer_slot = ps;
+        node.consumer_slot = slot;
+        const std::uint32_t tag = edges.index_of(counter) + 1;
+        Staging& producer = staging_[ps];
+        if (producer.count == 0) {
+            staged_producers_.push_back(ps);
+            producer.tail = tag;
+            node.next = 0;
+        } else {
+            node.next = producer.head;
+        }
+        producer.head = tag;
+        ++producer.count;
+    }
+
     /// Staging: the linker's own facts about one producer slot.
     struct Staging {
         std::uint64_t last_consumer = ~0ull;  // id of the newest consumer selected for it (merges duplicates)

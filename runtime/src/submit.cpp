@@ -97,9 +97,9 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
     {
         // Ends before flush_links, which times itself into the same counter.
         PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
-        linker.clear_selection();
-        const std::uint32_t expected = linker.select_producers(id, producers, window, t, stats);
         const std::uint64_t edge_begin = engine.edges.head();
+        const std::uint32_t expected =
+            linker.select_and_stage(id, slot, producers, window, t, engine.edges, stats);
         // Every field is written before the first link publishes the slot (see "The fanin counter").
         t.fanin_pending.store(static_cast<std::int32_t>(expected), std::memory_order_relaxed);
         t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
@@ -109,7 +109,6 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
         count_submit(spec);
         recorder.task(spec, id, producers);
 
-        linker.stage(slot, 0, expected, engine.edges);
         if (spec.kind == TaskKind::Alloc) {
             // Owns buffers and has no kernel: it completes now, but lives on while referenced.
             engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);

@@ -142,3 +142,44 @@ TEST_CASE("the edge linker merges duplicate producers and skips retired ones", "
     CHECK(tasks[window.slot_of(3)].outcome.load() == Outcome::Ok);  // the retired producer succeeded
     CHECK(linker.is_drained());
 }
+
+TEST_CASE("selecting and staging in one pass stages one edge per distinct live producer",
+          "[runtime][linker]") {
+    TaskWindow window(8);
+    TaskTable tasks(8);
+    EdgeLinker linker(8);
+    pto::detail::EdgePool edges(8);
+    pto::OrchestratorStats stats;
+    window.start_run();
+    submit(window, tasks, 0, false, RingMarks{});  // task 0: retires below
+    submit(window, tasks, 1, false, RingMarks{});  // task 1
+    submit(window, tasks, 1, false, RingMarks{});  // task 2
+    window.retire(tasks, [](const RingMarks&) {});
+    REQUIRE(window.retired_before() == 1);
+    submit(window, tasks, 1, false, RingMarks{});  // task 3: the consumer
+    const std::uint32_t consumer = window.slot_of(3);
+    const TaskId producers[] = {TaskId{2}, TaskId{0}, TaskId{1}, TaskId{2}};
+    const std::uint64_t first_node = edges.head();
+    CHECK(linker.select_and_stage(TaskId{3}, consumer, producers, window, tasks[consumer], edges, stats) ==
+          2);
+    CHECK(stats.edges_duplicate == 1);
+    CHECK(stats.edges_to_retired == 1);
+    CHECK(tasks[consumer].outcome.load() == Outcome::Ok);
+    // One node each, in the order the producers were named, each on its producer's private list.
+    REQUIRE(edges.head() == first_node + 2);
+    CHECK(edges.at(first_node).producer_slot == window.slot_of(2));
+    CHECK(edges.at(first_node + 1).producer_slot == window.slot_of(1));
+    CHECK(edges.at(first_node).consumer_slot == consumer);
+    CHECK(edges.at(first_node + 1).consumer_slot == consumer);
+    CHECK(edges.at(first_node).next == 0);
+    CHECK(edges.at(first_node + 1).next == 0);
+    CHECK(linker.has_staged());
+    CHECK_FALSE(linker.is_drained());
+
+    // A second consumer of task 2 is pushed on the same list, in front of the first.
+    submit(window, tasks, 1, false, RingMarks{});  // task 4
+    const TaskId second[] = {TaskId{2}};
+    CHECK(linker.select_and_stage(TaskId{4}, window.slot_of(4), second, window, tasks[window.slot_of(4)],
+                                  edges, stats) == 1);
+    CHECK(edges.at(first_node + 2).next == edges.index_of(first_node) + 1);
+}
