@@ -87,6 +87,8 @@ struct Runtime::Impl {
     void check_run_open(const char* call) const;
     /// validate_spec: the checks of one task's spec; adds its create-info outputs to `heap_need` on the way.
     void validate_spec(const TaskSpec& spec, TaskId id, detail::HeapNeed& heap_need) const;
+    [[noreturn]] void throw_bad_producer(std::span<const TaskId> producers, TaskId id,
+                                         const TaskSpec& spec) const;
     [[noreturn]] void throw_bad_rank(TaskId id, const TaskSpec& spec, std::size_t index, unsigned rank) const;
     void validate_producers(std::span<const TaskId> producers, TaskId id, const TaskSpec& spec) const;
     /// InstanceNeeds: the room a whole template instance reserves at once.

@@ -1,6 +1,8 @@
 // Checks of a submit before anything changes, so a rejected call leaves no trace: the run is open, the
 // spec is well formed, the heap can ever hold its create-infos, and its producers are earlier tasks of
 // this run. Each failure is a pto::Error naming the task.
+#include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "pto/runtime/detail/throw.h"
@@ -120,6 +122,25 @@ void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id, detail::HeapN
     }
 }
 
+void Runtime::Impl::throw_bad_producer(std::span<const TaskId> producers, TaskId id,
+                                       const TaskSpec& spec) const {
+    for (TaskId p : producers) {
+        if (p.value >= window.run_first_id() && p.value < id.value) continue;
+        std::string why;
+        if (!p.is_valid())
+            why = "an invalid TaskId (a handle of a call that created no task?)";
+        else if (p.value >= id.value)
+            why = "task " + std::to_string(p.value) + ", which has not been submitted yet";
+        else
+            why = "task " + std::to_string(p.value) +
+                  ", which belongs to an earlier run (this run starts at task " +
+                  std::to_string(window.run_first_id()) + ")";
+        detail::throw_error(ErrorCode::InvalidDependency, describe_task(id, &spec) + " depends on " + why);
+    }
+    PTO_ASSERT(false, "called for a list with a bad producer");
+    std::abort();
+}
+
 void Runtime::Impl::throw_bad_rank(TaskId id, const TaskSpec& spec, std::size_t index, unsigned rank) const {
     detail::throw_error(ErrorCode::InvalidTensor, describe_task(id, &spec) + ": tensor argument " +
                                                       std::to_string(index) + " has rank " +
@@ -138,20 +159,16 @@ void Runtime::Impl::check_heap_need(std::uint64_t reserve_bytes, TaskId id, cons
 
 void Runtime::Impl::validate_producers(std::span<const TaskId> producers, TaskId id,
                                        const TaskSpec& spec) const {
+    // One test for the whole list, on the range of its ids (a loop the compiler vectorises); only a bad
+    // list is walked, to name its first bad producer.
+    std::uint64_t lowest = ~std::uint64_t{0};
+    std::uint64_t highest = 0;
     for (TaskId p : producers) {
-        if (p.value >= window.run_first_id() && p.value < id.value) [[likely]]
-            continue;
-        std::string why;
-        if (!p.is_valid())
-            why = "an invalid TaskId (a handle of a call that created no task?)";
-        else if (p.value >= id.value)
-            why = "task " + std::to_string(p.value) + ", which has not been submitted yet";
-        else
-            why = "task " + std::to_string(p.value) +
-                  ", which belongs to an earlier run (this run starts at task " +
-                  std::to_string(window.run_first_id()) + ")";
-        detail::throw_error(ErrorCode::InvalidDependency, describe_task(id, &spec) + " depends on " + why);
+        lowest = std::min(lowest, p.value);
+        highest = std::max(highest, p.value);
     }
+    if (!producers.empty() && (lowest < window.run_first_id() || highest >= id.value)) [[unlikely]]
+        throw_bad_producer(producers, id, spec);
     if (producers.size() > engine.edges.capacity()) [[unlikely]]
         detail::throw_error(
             ErrorCode::CapacityExhausted,
