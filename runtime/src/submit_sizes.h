@@ -22,15 +22,13 @@ inline std::uint64_t aligned_bytes(std::uint64_t bytes) {
 /// holds), so an absurd shape is rejected as larger than the heap instead of wrapping around to a small size.
 inline std::uint64_t shape_bytes(DataType dtype, std::uint32_t ndim, const std::uint32_t* shape) {
     constexpr std::uint64_t kSaturated = 1ull << 48;
-    // Every dimension, those past ndim as 1, with the overflow tests ORed: no early exit to predict (this
-    // runs per create-info on the submit path). The overflow test multiplies instead of dividing.
     std::uint64_t bytes = size_of(dtype);
-    bool saturated = false;
-    for (std::uint32_t d = 0; d < kMaxTensorDims; ++d) {
-        saturated |= __builtin_mul_overflow(bytes, std::uint64_t{d < ndim ? shape[d] : 1u}, &bytes);
-        saturated |= bytes > kSaturated;
+    for (std::uint32_t d = 0; d < ndim && d < kMaxTensorDims; ++d) {
+        // Overflow test by multiplication, not division: this runs per create-info on the submit path.
+        if (__builtin_mul_overflow(bytes, std::uint64_t{shape[d]}, &bytes) || bytes > kSaturated)
+            return kSaturated;
     }
-    return saturated ? kSaturated : bytes;
+    return bytes;
 }
 
 /// create_info_bytes: bytes of a create-info output (a view without a buffer yet).

@@ -51,10 +51,21 @@ class TaskHandle {
     [[nodiscard]] TaskId task_id() const { return id_; }
     /// output: the i-th tensor allocated by this submit (create-info outputs in argument order, or the
     /// alloc_tensors results). Throws InvalidArgument if i >= output_count() or the task retired already.
-    [[nodiscard]] TensorView output(std::uint32_t i) const;
+    [[nodiscard]] TensorView output(std::uint32_t i) const {
+        // Inline for the common handle (alloc_tensors: every argument is an output) read while its task
+        // lives; everything else, errors included, is out of line.
+        if (i < output_count_ && output_count_ == tensor_count_ &&
+            retired_->load(std::memory_order_relaxed) <= id_.value) [[likely]]
+            return tensors_[i].view;
+        return find_output(i);
+    }
     [[nodiscard]] std::uint32_t output_count() const { return output_count_; }
 
   private:
+    /// find_output: output(i) of a submit whose arguments mix outputs it allocated with others, and the
+    /// errors (i out of range, the task retired).
+    [[nodiscard]] TensorView find_output(std::uint32_t i) const;
+
     friend TaskHandle detail::make_handle(TaskId, std::span<const TensorArg>, std::uint32_t,
                                           const std::atomic<std::uint64_t>*);
 
