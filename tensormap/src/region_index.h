@@ -5,6 +5,7 @@
 
 #include "entry_pool.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
@@ -167,6 +168,15 @@ class RegionIndex {
         std::int64_t pitch;     ///< the grid entries' pitch; meaningful while grid_count > 0
         std::int64_t phase;     ///< the first grid entry's phase
     };
+    /// Extents: the linear span [lo, hi] of an indexed buffer's entries, [0] readers and [1] writers (lo >
+    /// hi: none), parallel to buffers_ and valid while is_indexed. A query that misses a kind's span meets
+    /// none of its entries and skips its probes: a view written past everything recorded so far (the
+    /// next row of a per-row buffer, the next tile) costs no probe at all. Spans only grow while entries
+    /// leave; a list walk shrinks them back.
+    struct Extents {
+        std::int64_t lo[2];
+        std::int64_t hi[2];
+    };
     struct FreeDeleter {
         void operator()(void* p) const { std::free(p); }
     };
@@ -285,6 +295,7 @@ class RegionIndex {
     std::unique_ptr<BufferLink[]> members_;  ///< per entry
     std::unique_ptr<Buffer[]> buffers_;
     std::unique_ptr<GridClasses[]> grids_;     ///< per buffer record
+    std::unique_ptr<Extents[]> extents_;       ///< per buffer record
     ZeroedArray<std::uint32_t> buffer_heads_;  ///< per slot: first record + 1; grown like heads_
     std::uint32_t buffer_mask_;
     std::uint32_t max_buffer_slots_;
@@ -327,12 +338,17 @@ void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Vi
         rec.grid_count != 0 && rec.is_mixed && q.window.pitch == g.pitch && fits_grid(q.window);
     const bool is_contained = match == Match::Contained;
     const std::uint64_t kinds = match == Match::Writers ? 0 : ~std::uint64_t{0};  // readers too?
-    std::uint64_t flat_w = rec.flat[1];
-    std::uint64_t flat_r = rec.flat[0] & kinds;
-    std::uint64_t wide_w = has_grid ? g.wide[1] : 0;
-    std::uint64_t wide_r = has_grid ? g.wide[0] & kinds : 0;
-    std::uint64_t cols_w = is_grid ? g.cols[1] : 0;
-    std::uint64_t cols_r = is_grid ? g.cols[0] : 0;
+    // A kind whose span the query misses has no candidate.
+    const Extents& x = extents_[b];
+    const std::uint64_t near_w = q.lo <= x.hi[1] && q.hi >= x.lo[1] ? ~std::uint64_t{0} : 0;
+    const std::uint64_t near_r = q.lo <= x.hi[0] && q.hi >= x.lo[0] ? kinds : 0;
+    if ((near_w | near_r) == 0) return;
+    std::uint64_t flat_w = rec.flat[1] & near_w;
+    std::uint64_t flat_r = rec.flat[0] & near_r;
+    std::uint64_t wide_w = has_grid ? g.wide[1] & near_w : 0;
+    std::uint64_t wide_r = has_grid ? g.wide[0] & near_r : 0;
+    std::uint64_t cols_w = is_grid ? g.cols[1] & near_w : 0;
+    std::uint64_t cols_r = is_grid ? g.cols[0] & near_r : 0;
     const std::int64_t limit = rec.entry_count;
     if (is_contained) {
         // A contained entry is no longer than the query, so its class is at most the query's; a contained
@@ -450,6 +466,7 @@ void RegionIndex::walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi,
     // The walk sees every entry of the buffer, so it also recomputes the class masks exactly (in scalars:
     // see for_each_candidate).
     std::uint64_t flat_r = 0, flat_w = 0, wide_r = 0, wide_w = 0, cols_r = 0, cols_w = 0;
+    std::int64_t lo_r = kElementLimit, lo_w = kElementLimit, hi_r = -kElementLimit, hi_w = -kElementLimit;
     // Both heads first: a visit may erase the last entry and free the record, never an entry of the other
     // list.
     const std::uint32_t heads[2] = {buffers_[b].first_entry[0], buffers_[b].first_entry[1]};
@@ -468,6 +485,10 @@ void RegionIndex::walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi,
                 } else {
                     (en.is_writer ? flat_w : flat_r) |= level;
                 }
+                std::int64_t& span_lo = en.is_writer ? lo_w : lo_r;
+                std::int64_t& span_hi = en.is_writer ? hi_w : hi_r;
+                span_lo = std::min(span_lo, en.lo);
+                span_hi = std::max(span_hi, en.hi);
             }
             e = next;
         }
@@ -477,6 +498,11 @@ void RegionIndex::walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi,
         Buffer& rec = buffers_[b];
         rec.flat[0] = flat_r;
         rec.flat[1] = flat_w;
+        Extents& x = extents_[b];
+        x.lo[0] = lo_r;
+        x.lo[1] = lo_w;
+        x.hi[0] = hi_r;
+        x.hi[1] = hi_w;
         if (rec.has_grid) {
             GridClasses& g = grids_[b];
             g.wide[0] = wide_r;

@@ -207,6 +207,38 @@ TEST_CASE("a read query walks no reader entries", "[tensormap][index]") {
     CHECK(ix.query(kBase, 0, 99, Match::Accesses).size() == 101);
 }
 
+TEST_CASE("a query past the span of an indexed buffer's entries of a kind walks none of them",
+          "[tensormap][index][extents]") {
+    Index ix(256);
+    // Rows 0..31 written, rows 0..15 also read: indexed (more than kSmallBuffer entries).
+    std::vector<std::uint32_t> writers;
+    for (std::int64_t r = 0; r < 32; ++r)
+        writers.push_back(ix.add(kBase, r * 64, r * 64 + 63, true));
+    for (std::int64_t r = 0; r < 16; ++r)
+        ix.add(kBase, r * 64, r * 64 + 63, false);
+    std::uint64_t walked = 0;
+    // The next row, written or read: past every writer and reader.
+    CHECK(ix.query(kBase, 32 * 64, 33 * 64 - 1, Match::Accesses, &walked).empty());
+    CHECK(walked == 0);
+    CHECK(ix.query(kBase, 32 * 64, 33 * 64 - 1, Match::Contained, &walked).empty());
+    CHECK(walked == 0);
+    CHECK(ix.query(kBase, -64, -1, Match::Writers, &walked).empty());
+    CHECK(walked == 0);
+    // Row 20: inside the writers' span, past the readers': no reader is examined.
+    CHECK(ix.query(kBase, 20 * 64, 21 * 64 - 1, Match::Accesses, &walked) ==
+          std::vector<std::uint32_t>{writers[20]});
+    CHECK(walked <= 4);
+    // The last row's writer leaves; the span keeps it until a list walk, which stays exact either way.
+    ix.remove(writers[31]);
+    CHECK(ix.query(kBase, 31 * 64, 31 * 64 + 63, Match::Writers).empty());
+    CHECK(ix.query(kBase, 0, std::int64_t{1} << 40, Match::Writers, &walked).size() == 31);  // a list walk
+    CHECK(ix.query(kBase, 31 * 64, 31 * 64 + 63, Match::Writers, &walked).empty());
+    CHECK(walked == 0);  // the walk shrank the writers' span
+    // A new writer past the span widens it.
+    const std::uint32_t next = ix.add(kBase, 40 * 64, 40 * 64 + 63, true);
+    CHECK(ix.query(kBase, 40 * 64, 40 * 64 + 7, Match::Writers) == std::vector<std::uint32_t>{next});
+}
+
 TEST_CASE("random inserts and erases, including erases during a visit, keep every lookup exact",
           "[tensormap][index][random]") {
     const std::uint64_t seed = GENERATE(31u, 32u, 33u);
