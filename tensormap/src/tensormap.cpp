@@ -165,6 +165,8 @@ void TensorMap::prepare(const TensorView& view, Direction direction, Access& out
         p->window.phase = 0;
         p->window.width = 0;
         p->is_dense = true;
+    } else if (detail::build_rows(view, p->shape, p->window)) {
+        p->is_dense = false;
     } else {
         detail::build_general_shape(view, p->shape);
         if (p->shape.is_empty) return;

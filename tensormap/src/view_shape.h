@@ -115,6 +115,54 @@ inline bool build_contiguous(const TensorView& view, ViewShape& s) {
     return true;
 }
 
+/// build_rows: the normal form of a view of rows: an innermost row-major contiguous run of at least two
+/// elements (a row of a tile, or several dimensions that fold into one), repeated by one outer dimension
+/// whose stride is larger than the run, every other dimension of size 1 (tiles and column chunks of a
+/// matrix, a range of heads of one batch row). That is a chain of rank 2, strides {1, pitch}:
+/// what build_general_shape would build, without sorting and merging, with its RowWindow written into
+/// `w`. Inline, like build_contiguous. Returns false, writing nothing, for any other view (and for views
+/// reaching beyond ±kElementLimit, which build_general_shape makes opaque).
+inline bool build_rows(const TensorView& view, ViewShape& s, RowWindow& w) {
+    if (view.ndim > kMaxTensorDims) [[unlikely]]
+        return false;
+    std::int64_t run = 1;    // elements of the contiguous run so far
+    std::int64_t pitch = 0;  // the outer dimension's stride, once found
+    std::int64_t rows = 1;
+    for (int d = view.ndim - 1; d >= 0; --d) {
+        const std::int64_t n = view.shape[d];
+        if (n == 1) continue;
+        const std::int64_t st = view.strides[d];
+        if (n == 0 || pitch != 0) return false;  // empty, or a third dimension
+        if (st == run) {
+            if (__builtin_mul_overflow(run, n, &run) || run > kElementLimit) return false;
+        } else {
+            if (run < 2 || st <= run || st > kElementLimit) return false;
+            pitch = st;
+            rows = n;
+        }
+    }
+    if (pitch == 0) return false;
+    const std::int64_t first = view.offset;
+    std::int64_t span = 0;
+    if (__builtin_mul_overflow(rows - 1, pitch, &span) || span > kElementLimit || first < -kElementLimit ||
+        first > kElementLimit - span - run)
+        return false;
+    s.first = first;
+    s.last = first + span + run - 1;
+    s.stride[0] = 1;
+    s.count[0] = run;
+    s.stride[1] = pitch;
+    s.count[1] = rows;
+    s.rank = 2;
+    s.is_empty = false;
+    s.is_opaque = false;
+    s.is_chain = true;
+    w.pitch = pitch;
+    w.phase = first - floor_div(first, pitch) * pitch;
+    w.width = run - 1;
+    return true;
+}
+
 /// build_general_shape: build_view_shape for any view (the sorting and merging path; contiguous views
 /// too, more slowly than build_contiguous). Throws InvalidTensor if view.ndim > kMaxTensorDims.
 void build_general_shape(const TensorView& view, ViewShape& s);
