@@ -123,10 +123,7 @@ void RegionIndex::grow_if_crowded() {
 
 inline void RegionIndex::register_entry(std::uint32_t e) {
     const Entry& en = pool_.entry(e);
-    Extents& x = extents_[members_[e].buffer];
-    const int k = en.is_writer ? 1 : 0;
-    x.lo[k] = std::min(x.lo[k], en.lo);
-    x.hi[k] = std::max(x.hi[k], en.hi);
+    extents_[members_[e].buffer].kind[en.is_writer ? 1 : 0].add(en);
     const std::int64_t block = en.lo >> en.level;
     link(2 * e,
          block_hash(family_hash(en.base, en.level, en.is_writer, en.is_grid ? kWide : kFlat, 0), block));
@@ -137,7 +134,8 @@ inline void RegionIndex::register_entry(std::uint32_t e) {
 
 void RegionIndex::index_buffer(std::uint32_t b) {
     buffers_[b].is_indexed = true;
-    extents_[b] = Extents{{kElementLimit, kElementLimit}, {-kElementLimit, -kElementLimit}};
+    extents_[b].kind[0].reset();
+    extents_[b].kind[1].reset();
     for (const std::uint32_t head : buffers_[b].first_entry)
         for (std::uint32_t e = head; e != kNoEntry; e = members_[e].next)
             register_entry(e);

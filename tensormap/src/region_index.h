@@ -168,14 +168,71 @@ class RegionIndex {
         std::int64_t pitch;     ///< the grid entries' pitch; meaningful while grid_count > 0
         std::int64_t phase;     ///< the first grid entry's phase
     };
-    /// Extents: the linear span [lo, hi] of an indexed buffer's entries, [0] readers and [1] writers (lo >
-    /// hi: none), parallel to buffers_ and valid while is_indexed. A query that misses a kind's span meets
-    /// none of its entries and skips its probes: a view written past everything recorded so far (the
-    /// next row of a per-row buffer, the next tile) costs no probe at all. Spans only grow while entries
-    /// leave; a list walk shrinks them back.
+    /// Extent: where an indexed buffer's entries of one kind (readers or writers) can be, so that a query
+    /// provably meeting none of them skips that kind's probes: a view written past everything recorded
+    /// so far (the next row of a per-row buffer, the next tile) or beside everything recorded in its own
+    /// band of rows (the next column chunk of a tile) costs no probe at all.
+    ///
+    /// Every entry of the kind lies in [lo, hi], and either ends at or before `before`, or is a grid entry
+    /// of the current band: pitch band_pitch, its first element in the row starting at band_row0, its last
+    /// in the row starting at band_row1, its columns ending at or before band_cols, its range at or before
+    /// band_hi. So a query starting after `before` misses them all if it also starts after band_hi, or if
+    /// it has a non-wrapping window of the band's pitch starting after band_cols (two such windows of one
+    /// pitch that do not meet share no element). A grid entry in other rows than the band's starts a new
+    /// band, folding the old one into `before`; any other entry only raises `before`. Entries leaving
+    /// change nothing (what is left still satisfies this); a list walk recomputes lo and hi exactly and
+    /// folds everything into `before`.
+    struct Extent {
+        std::int64_t lo;
+        std::int64_t hi;
+        std::int64_t before;
+        std::int64_t band_pitch;
+        std::int64_t band_row0;
+        std::int64_t band_row1;
+        std::int64_t band_cols;
+        std::int64_t band_hi;  ///< -kElementLimit: no band
+
+        /// reset: no entry, or (walk) entries spanning [span_lo, span_hi] and no band.
+        void reset(std::int64_t span_lo = kElementLimit, std::int64_t span_hi = -kElementLimit) {
+            lo = span_lo;
+            hi = span_hi;
+            before = span_hi;
+            band_hi = -kElementLimit;
+        }
+        void add(const Entry& en) {
+            lo = std::min(lo, en.lo);
+            hi = std::max(hi, en.hi);
+            if (!en.is_grid) {
+                before = std::max(before, en.hi);
+                return;
+            }
+            const RowWindow& w = en.window;
+            const std::int64_t row0 = en.lo - w.phase;
+            const std::int64_t row1 = en.hi - w.phase - w.width;
+            if (band_hi != -kElementLimit && band_pitch == w.pitch && band_row0 == row0 &&
+                band_row1 == row1) {
+                band_cols = std::max(band_cols, w.phase + w.width);
+                band_hi = std::max(band_hi, en.hi);
+                return;
+            }
+            before = std::max(before, band_hi);
+            band_pitch = w.pitch;
+            band_row0 = row0;
+            band_row1 = row1;
+            band_cols = w.phase + w.width;
+            band_hi = en.hi;
+        }
+        /// misses: whether the query provably meets no entry of this kind.
+        [[nodiscard]] bool misses(std::int64_t qlo, std::int64_t qhi, const RowWindow& qw) const {
+            if (qhi < lo || qlo > hi) return true;
+            return qlo > before &&
+                   (qlo > band_hi || (qw.pitch == band_pitch && fits_grid(qw) && qw.phase > band_cols));
+        }
+    };
+    /// Extents: an indexed buffer's Extent per kind, [0] readers and [1] writers, parallel to buffers_ and
+    /// valid while is_indexed (one line per kind; only indexed buffers, a few dozen, use them).
     struct Extents {
-        std::int64_t lo[2];
-        std::int64_t hi[2];
+        Extent kind[2];
     };
     struct FreeDeleter {
         void operator()(void* p) const { std::free(p); }
@@ -340,8 +397,9 @@ void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Vi
     const std::uint64_t kinds = match == Match::Writers ? 0 : ~std::uint64_t{0};  // readers too?
     // A kind whose span the query misses has no candidate.
     const Extents& x = extents_[b];
-    const std::uint64_t near_w = q.lo <= x.hi[1] && q.hi >= x.lo[1] ? ~std::uint64_t{0} : 0;
-    const std::uint64_t near_r = q.lo <= x.hi[0] && q.hi >= x.lo[0] ? kinds : 0;
+    const std::uint64_t near_w = x.kind[1].misses(q.lo, q.hi, q.window) ? 0 : ~std::uint64_t{0};
+    const std::uint64_t near_r =
+        match == Match::Writers || x.kind[0].misses(q.lo, q.hi, q.window) ? 0 : kinds;
     if ((near_w | near_r) == 0) return;
     std::uint64_t flat_w = rec.flat[1] & near_w;
     std::uint64_t flat_r = rec.flat[0] & near_r;
@@ -499,10 +557,8 @@ void RegionIndex::walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi,
         rec.flat[0] = flat_r;
         rec.flat[1] = flat_w;
         Extents& x = extents_[b];
-        x.lo[0] = lo_r;
-        x.lo[1] = lo_w;
-        x.hi[0] = hi_r;
-        x.hi[1] = hi_w;
+        x.kind[0].reset(lo_r, hi_r);
+        x.kind[1].reset(lo_w, hi_w);
         if (rec.has_grid) {
             GridClasses& g = grids_[b];
             g.wide[0] = wide_r;
