@@ -199,7 +199,7 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
             }
             // Kept: reported like a live entry, so the runtime cancels this access's task.
         }
-        met_contained = met_contained || (en.lo >= p.shape.first && en.hi <= p.shape.last);
+        if (en.lo >= p.shape.first && en.hi <= p.shape.last) met_contained = true;
         if (meets(m.pool, e, p)) out.push_back(TaskId{en.task});
     };
     m.index.for_each_candidate(
