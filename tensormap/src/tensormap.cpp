@@ -159,19 +159,14 @@ void TensorMap::prepare(const TensorView& view, Direction direction, Access& out
     out.is_active_ = false;
     if (!view.is_tracked) return;
     Prepared* p = new (out.storage_) Prepared;  // trivial: nothing is zero-filled
-    if (detail::build_contiguous(view, p->shape)) {
-        // One range: dense, no row window.
-        p->window.pitch = 0;
-        p->window.phase = 0;
-        p->window.width = 0;
-        p->is_dense = true;
-    } else if (detail::build_rows(view, p->shape, p->window)) {
-        p->is_dense = false;
-    } else {
+    const detail::SimpleForm form = detail::build_simple(view, p->shape, p->window);
+    if (form == detail::SimpleForm::None) {
         detail::build_general_shape(view, p->shape);
         if (p->shape.is_empty) return;
         detail::set_row_window(p->shape, p->window);
         p->is_dense = detail::is_dense(p->shape);
+    } else {
+        p->is_dense = form == detail::SimpleForm::Range;
     }
     p->base = reinterpret_cast<std::uintptr_t>(view.base);
     p->is_writer = direction != Direction::In;

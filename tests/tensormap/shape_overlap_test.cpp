@@ -177,16 +177,17 @@ TEST_CASE("contiguous views of any rank normalise to one range with exactly thei
     }
 }
 
-TEST_CASE("views of rows normalise through the shortcut exactly as through the general path",
+TEST_CASE("ranges and views of rows normalise through the shortcut exactly as through the general path",
           "[tensormap][overlap][normal-form]") {
-    // Random views with one outer dimension over a contiguous run, and near misses (a stride that
-    // overlaps the run, a third dimension, a negative stride, an empty dimension): build_rows either
-    // declines or builds what the general path builds, with the same row window.
+    // Random views with one outer dimension over a contiguous run, contiguous views, and near misses (a
+    // stride that overlaps the run, a third dimension, a negative stride, an empty dimension):
+    // build_simple either declines or builds what the general path builds, with the same row window.
     std::mt19937_64 rng(23);
-    int taken = 0;
+    int ranges = 0;
+    int rows_taken = 0;
     for (int n = 0; n < 20000; ++n) {
         TensorView v = test::range(test::buffer(1), 0, 1);
-        v.ndim = std::uint8_t(pick(rng, 1, 5));
+        v.ndim = std::uint8_t(pick(rng, 0, 5));
         v.offset = pick(rng, -200, 200);
         std::int64_t inner = 1;
         for (int d = v.ndim - 1; d >= 0; --d) {
@@ -196,22 +197,27 @@ TEST_CASE("views of rows normalise through the shortcut exactly as through the g
             inner *= std::max<std::int64_t>(1, v.shape[d]);
         }
         INFO(test::describe(v));
-        ViewShape rows{};
+        ViewShape simple{};
         detail::RowWindow window{};
         ViewShape general{};
         detail::build_general_shape(v, general);
-        if (!detail::build_rows(v, rows, window)) continue;
-        ++taken;
-        REQUIRE(shape_elements(rows) == test::elements(v));
-        CHECK(detail::same_layout(general, rows));
-        CHECK(general.last == rows.last);
-        CHECK(general.is_chain == rows.is_chain);
+        const detail::SimpleForm form = detail::build_simple(v, simple, window);
+        if (form == detail::SimpleForm::None) continue;
+        (form == detail::SimpleForm::Range ? ranges : rows_taken) += 1;
+        REQUIRE(shape_elements(simple) == test::elements(v));
+        CHECK(detail::same_layout(general, simple));
+        CHECK(general.last == simple.last);
+        CHECK(general.is_chain == simple.is_chain);
+        CHECK(detail::is_dense(simple) == (form == detail::SimpleForm::Range));
         const detail::RowWindow expected = detail::row_window(general);
         CHECK(window.pitch == expected.pitch);
         CHECK(window.phase == expected.phase);
         CHECK(window.width == expected.width);
+        ViewShape contiguous{};
+        CHECK(detail::build_contiguous(v, contiguous) == (form == detail::SimpleForm::Range));
     }
-    CHECK(taken > 1000);
+    CHECK(ranges > 1000);
+    CHECK(rows_taken > 1000);
 }
 
 TEST_CASE("a row window proves tiles side by side disjoint and nothing else", "[tensormap][overlap]") {
