@@ -123,7 +123,12 @@ void RegionIndex::grow_if_crowded() {
 
 inline void RegionIndex::register_entry(std::uint32_t e) {
     const Entry& en = pool_.entry(e);
-    extents_[members_[e].buffer].kind[en.is_writer ? 1 : 0].add(en);
+    Extents& x = extents_[members_[e].buffer];
+    if (en.is_writer) {
+        x.others = x.kind[1];
+        x.latest = e;
+    }
+    x.kind[en.is_writer ? 1 : 0].add(en);
     const std::int64_t block = en.lo >> en.level;
     link(2 * e,
          block_hash(family_hash(en.base, en.level, en.is_writer, en.is_grid ? kWide : kFlat, 0), block));
@@ -136,6 +141,7 @@ void RegionIndex::index_buffer(std::uint32_t b) {
     buffers_[b].is_indexed = true;
     extents_[b].kind[0].reset();
     extents_[b].kind[1].reset();
+    extents_[b].latest = kNoEntry;
     for (const std::uint32_t head : buffers_[b].first_entry)
         for (std::uint32_t e = head; e != kNoEntry; e = members_[e].next)
             register_entry(e);
@@ -218,6 +224,7 @@ void RegionIndex::erase(std::uint32_t e) {
     if (rec.is_indexed) {
         unlink(2 * e);
         if (en.is_grid) unlink(2 * e + 1);
+        if (extents_[member.buffer].latest == e) extents_[member.buffer].latest = kNoEntry;
     }
     if (member.prev != kNoEntry)
         members_[member.prev].next = member.next;

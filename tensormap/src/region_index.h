@@ -231,8 +231,16 @@ class RegionIndex {
     };
     /// Extents: an indexed buffer's Extent per kind, [0] readers and [1] writers, parallel to buffers_ and
     /// valid while is_indexed (one line per kind; only indexed buffers, a few dozen, use them).
+    ///
+    /// Besides, the latest writer entry registered (`latest`, kNoEntry once it leaves or after a list
+    /// walk) and the writers' Extent just before it (`others`: every other live writer entry satisfies
+    /// it). A query that misses `others` (and, unless it reads, the readers' Extent) can meet no entry but
+    /// `latest`, which it examines alone: a read of what the previous task wrote (scores after the
+    /// matmul that wrote them, a tile after its norm) costs no probe either.
     struct Extents {
         Extent kind[2];
+        Extent others;
+        std::uint32_t latest;
     };
     struct FreeDeleter {
         void operator()(void* p) const { std::free(p); }
@@ -401,6 +409,12 @@ void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Vi
     const std::uint64_t near_r =
         match == Match::Writers || x.kind[0].misses(q.lo, q.hi, q.window) ? 0 : kinds;
     if ((near_w | near_r) == 0) return;
+    if (near_r == 0 && x.latest != kNoEntry && x.others.misses(q.lo, q.hi, q.window)) {
+        const std::uint32_t e = x.latest;
+        ++entries_walked_;
+        if (selects(pool_.entry(e), q.lo, q.hi, match)) visit(e);
+        return;
+    }
     std::uint64_t flat_w = rec.flat[1] & near_w;
     std::uint64_t flat_r = rec.flat[0] & near_r;
     std::uint64_t wide_w = has_grid ? g.wide[1] & near_w : 0;
@@ -559,6 +573,7 @@ void RegionIndex::walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi,
         Extents& x = extents_[b];
         x.kind[0].reset(lo_r, hi_r);
         x.kind[1].reset(lo_w, hi_w);
+        x.latest = kNoEntry;
         if (rec.has_grid) {
             GridClasses& g = grids_[b];
             g.wide[0] = wide_r;

@@ -513,6 +513,107 @@ TEST_CASE("random tiles, rows and erases keep every grid and linear lookup compl
     CHECK(ix.index.buffer_count() == 0);
 }
 
+TEST_CASE("tiles and rows written in order and read back right after stay complete",
+          "[tensormap][index][extents][random]") {
+    const std::uint64_t seed = GENERATE(51u, 52u, 53u);
+    INFO("seed " << seed);
+    Picker pick(seed);
+    // What the Extent shortcuts are for: a matrix 64 wide written band after band (column chunks of 8
+    // rows, or whole rows), each write mostly read back at once or a little later, sometimes rewritten,
+    // sometimes erased, with now and then a write or read anywhere. Every lookup is checked against brute
+    // force over the rectangles' cells: it visits every entry that meets the query, each once, and
+    // nothing whose linear range misses it.
+    constexpr std::int64_t kPitch = 64;
+    struct Rect {
+        std::int64_t row, rows, col, cols;
+        bool is_writer;
+        [[nodiscard]] std::int64_t lo() const { return row * kPitch + col; }
+        [[nodiscard]] std::int64_t hi() const { return (row + rows - 1) * kPitch + col + cols - 1; }
+        [[nodiscard]] bool meets(const Rect& o) const {
+            return row < o.row + o.rows && o.row < row + rows && col < o.col + o.cols && o.col < col + cols;
+        }
+    };
+    Index ix(2048);
+    std::vector<std::pair<std::uint32_t, Rect>> live;
+    std::vector<Rect> recent;  // what was written lately, to be read back
+    std::int64_t band = 0, col = 0;
+    auto next_write = [&]() {
+        Rect r{band * 8, 8, col, 8, true};
+        if (pick(0, 5) == 0) r = Rect{band * 8 + pick(0, 7), 1, 0, kPitch, true};  // a whole row
+        if (pick(0, 15) == 0) r = Rect{pick(0, band * 8 + 8), pick(1, 9), pick(0, 48), pick(1, 16), true};
+        col += 8;
+        if (col == kPitch || pick(0, 11) == 0) {
+            col = 0;
+            band += 1;
+        }
+        return r;
+    };
+    auto lookup = [&](const Rect& q, Match match) {
+        std::vector<std::uint32_t> required, allowed, seen;
+        for (const auto& [e, r] : live) {
+            if (match == Match::Writers && !r.is_writer) continue;
+            if (match == Match::Contained ? r.lo() < q.lo() || r.hi() > q.hi()
+                                          : r.lo() > q.hi() || r.hi() < q.lo())
+                continue;
+            allowed.push_back(e);
+            if (match != Match::Contained && r.meets(q)) required.push_back(e);
+        }
+        const bool erase_during = pick(0, 7) == 0;
+        ix.index.for_each_candidate(kBase, q.lo(), q.hi(), Index::tile_window(kPitch, q.col, q.cols, q.rows),
+                                    match, [&](std::uint32_t e) {
+                                        seen.push_back(e);
+                                        if (erase_during && e % 2 == 0) ix.remove(e);
+                                    });
+        std::sort(required.begin(), required.end());
+        std::sort(allowed.begin(), allowed.end());
+        std::sort(seen.begin(), seen.end());
+        REQUIRE(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+        REQUIRE(std::includes(seen.begin(), seen.end(), required.begin(), required.end()));
+        REQUIRE(std::includes(allowed.begin(), allowed.end(), seen.begin(), seen.end()));
+        if (erase_during)
+            live.erase(std::remove_if(live.begin(), live.end(),
+                                      [&](const auto& lr) {
+                                          return lr.first % 2 == 0 &&
+                                                 std::binary_search(seen.begin(), seen.end(), lr.first);
+                                      }),
+                       live.end());
+    };
+    for (int step = 0; step < 8000 && band < 200; ++step) {
+        const auto op = pick(0, 9);
+        if (op < 4 && live.size() < 2048) {
+            const Rect w = next_write();
+            lookup(w, Match::Accesses);
+            lookup(w, Match::Contained);
+            live.push_back({ix.add_tile(kBase, kPitch, w.row, w.rows, w.col, w.cols, true), w});
+            recent.push_back(w);
+            if (recent.size() > 4) recent.erase(recent.begin());
+        } else if (op < 7 && !recent.empty()) {
+            Rect r = recent[std::size_t(pick(0, std::int64_t(recent.size()) - 1))];
+            if (pick(0, 3) == 0) r.rows = std::max<std::int64_t>(1, r.rows - 1);  // part of it
+            lookup(r, Match::Writers);
+            r.is_writer = false;
+            if (live.size() < 2048)
+                live.push_back({ix.add_tile(kBase, kPitch, r.row, r.rows, r.col, r.cols, false), r});
+        } else if (op < 8 && !recent.empty()) {
+            const Rect w = recent.back();  // written again
+            lookup(w, Match::Accesses);
+            if (live.size() < 2048)
+                live.push_back({ix.add_tile(kBase, kPitch, w.row, w.rows, w.col, w.cols, true), w});
+        } else if (op < 9 && !live.empty()) {
+            const std::size_t k = std::size_t(pick(0, std::int64_t(live.size()) - 1));
+            ix.remove(live[k].first);
+            live.erase(live.begin() + std::ptrdiff_t(k));
+        } else {
+            const Rect q{pick(0, band * 8 + 8), pick(1, 9), pick(0, 48), pick(1, 16), false};
+            lookup(q, Match(pick(0, 2)));
+        }
+        REQUIRE(ix.pool.size() == live.size());
+    }
+    for (const auto& lr : live)
+        ix.remove(lr.first);
+    CHECK(ix.index.buffer_count() == 0);
+}
+
 TEST_CASE("the index grows its bucket and buffer tables in place and stays exact", "[tensormap][index]") {
     // Far more entries and buffers than the initial tables hold: every growth relinks what is live.
     Index ix(1 << 15);
