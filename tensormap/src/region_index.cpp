@@ -39,7 +39,8 @@ RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
       extents_(std::make_unique_for_overwrite<Extents[]>(capacity)),
       buffer_heads_(zeroed(capacity)),
       buffer_mask_(std::min(capacity, kInitialBufferSlots) - 1),
-      max_buffer_slots_(capacity) {}
+      max_buffer_slots_(capacity),
+      memo_ids_(std::make_unique_for_overwrite<std::uint32_t[]>(kReadMemo)) {}
 
 std::uint32_t RegionIndex::buffer_slot(std::uintptr_t base) const {
     std::uint64_t h = static_cast<std::uint64_t>(base);
@@ -127,6 +128,7 @@ inline void RegionIndex::register_entry(std::uint32_t e) {
     if (en.is_writer) {
         x.others = x.kind[1];
         x.latest = e;
+        x.writes = inserts_;
     }
     x.kind[en.is_writer ? 1 : 0].add(en);
     const std::int64_t block = en.lo >> en.level;
@@ -217,6 +219,7 @@ void RegionIndex::insert(std::uint32_t e) {
 }
 
 void RegionIndex::erase(std::uint32_t e) {
+    ++erases_;
     const BufferLink member = members_[e];
     PTO_ASSERT(member.buffer != kNoEntry, "erasing a tensormap entry that is not indexed");
     const Entry& en = pool_.entry(e);
@@ -237,6 +240,7 @@ void RegionIndex::erase(std::uint32_t e) {
 }
 
 void RegionIndex::reset() {
+    ++erases_;
     // Every allocated entry is indexed, so the heads in use are exactly those of the pool's entries and of
     // their buffers: clearing them (instead of unlinking entry by entry) empties every chain at once.
     for (std::uint32_t e = pool_.oldest(); e != kNoEntry; e = pool_.younger(e)) {

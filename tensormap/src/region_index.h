@@ -240,6 +240,7 @@ class RegionIndex {
     struct Extents {
         Extent kind[2];
         Extent others;
+        std::uint64_t writes;  ///< insert_count() just after the latest writer registered
         std::uint32_t latest;
     };
     struct FreeDeleter {
@@ -341,6 +342,11 @@ class RegionIndex {
     /// buffer, no writer to meet, a small buffer) stay small where the lookup inlines them.
     template <class Visit>
     [[gnu::noinline]] void probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit);
+    /// probe_all: probe_indexed's probes (or list walk) over the classes of the kinds selected by
+    /// near_w and near_r (all bits or none).
+    template <class Visit>
+    void probe_all(std::uint32_t b, const Query& q, Match match, std::uint64_t near_w, std::uint64_t near_r,
+                   Visit& visit);
     template <class Visit>
     void walk_small(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit);
 
@@ -370,6 +376,26 @@ class RegionIndex {
     std::uint32_t buffer_count_ = 0;
     std::uint64_t entries_walked_ = 0;
     std::uint64_t inserts_ = 0;
+    std::uint64_t erases_ = 0;  ///< entries erased so far, and resets: a clock for the read memo
+    /// ReadMemo: the latest probed read (Match::Writers of an indexed buffer) and how many candidates
+    /// it visited (their ids in memo_ids_), valid while buffer != kNoEntry, no entry was erased since
+    /// (so every id still names the same entry) and no writer of the buffer was registered since (so no
+    /// candidate is missing). Many tasks reading one tile (projections of a normed tile, every output
+    /// chunk reading the whole attention tile) then probe once and walk the list.
+    struct ReadMemo {
+        std::uint32_t buffer = kNoEntry;
+        std::uint32_t count = 0;
+        std::uint64_t writes = 0;
+        std::uint64_t erases = 0;
+        std::int64_t lo = 0;
+        std::int64_t hi = 0;
+        std::int64_t pitch = 0;
+        std::int64_t phase = 0;
+        std::int64_t width = 0;
+    };
+    static constexpr std::uint32_t kReadMemo = 256;  ///< a read meeting more candidates is not remembered
+    ReadMemo memo_;
+    std::unique_ptr<std::uint32_t[]> memo_ids_;
     /// The record find_buffer returned last (kNoEntry: none), so an access's lookup, its superseding pass
     /// and its insert hash the base once; reset when the record is freed.
     mutable std::uintptr_t last_base_ = 0;
@@ -393,15 +419,6 @@ void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::
 
 template <class Visit>
 void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit) {
-    // Copied first: a visit may erase the buffer's last entry and so free its record. Scalars, not
-    // arrays: a small array written and read back at once compiled to vector loads that stalled on
-    // store forwarding (perf, chain of 2048 inout tasks).
-    const Buffer& rec = buffers_[b];
-    const GridClasses& g = grids_[b];
-    const bool has_grid = rec.has_grid;
-    const bool is_grid =
-        rec.grid_count != 0 && rec.is_mixed && q.window.pitch == g.pitch && fits_grid(q.window);
-    const bool is_contained = match == Match::Contained;
     const std::uint64_t kinds = match == Match::Writers ? 0 : ~std::uint64_t{0};  // readers too?
     // A kind whose span the query misses has no candidate.
     const Extents& x = extents_[b];
@@ -415,6 +432,50 @@ void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Vi
         if (selects(pool_.entry(e), q.lo, q.hi, match)) visit(e);
         return;
     }
+    if (match != Match::Writers) {
+        probe_all(b, q, match, near_w, near_r, visit);
+        return;
+    }
+    // A read of the same view as the previous probed read, with no writer of the buffer registered and
+    // no entry erased anywhere since, has the same candidates: the entries it visited, still live.
+    ReadMemo& m = memo_;
+    if (m.buffer == b && m.erases == erases_ && m.writes == x.writes && m.lo == q.lo && m.hi == q.hi &&
+        m.pitch == q.window.pitch && m.phase == q.window.phase && m.width == q.window.width) {
+        const std::uint32_t n = m.count;
+        entries_walked_ += n;
+        for (std::uint32_t i = 0; i < n; ++i)
+            visit(memo_ids_[i]);  // may erase that entry only: the others stay live
+        return;
+    }
+    m.buffer = kNoEntry;
+    const std::uint64_t erases = erases_;
+    std::uint32_t n = 0;
+    bool overflow = false;
+    auto remember = [&](std::uint32_t e) {
+        if (n < kReadMemo)
+            memo_ids_[n++] = e;
+        else
+            overflow = true;
+        visit(e);
+    };
+    probe_all(b, q, match, near_w, near_r, remember);
+    if (overflow || erases != erases_) return;  // an erase may have freed the record too
+    m = ReadMemo{
+        b, n, extents_[b].writes, erases, q.lo, q.hi, q.window.pitch, q.window.phase, q.window.width};
+}
+
+template <class Visit>
+void RegionIndex::probe_all(std::uint32_t b, const Query& q, Match match, std::uint64_t near_w,
+                            std::uint64_t near_r, Visit& visit) {
+    // Copied first: a visit may erase the buffer's last entry and so free its record. Scalars, not
+    // arrays: a small array written and read back at once compiled to vector loads that stalled on
+    // store forwarding (perf, chain of 2048 inout tasks).
+    const Buffer& rec = buffers_[b];
+    const GridClasses& g = grids_[b];
+    const bool has_grid = rec.has_grid;
+    const bool is_grid =
+        rec.grid_count != 0 && rec.is_mixed && q.window.pitch == g.pitch && fits_grid(q.window);
+    const bool is_contained = match == Match::Contained;
     std::uint64_t flat_w = rec.flat[1] & near_w;
     std::uint64_t flat_r = rec.flat[0] & near_r;
     std::uint64_t wide_w = has_grid ? g.wide[1] & near_w : 0;

@@ -513,6 +513,41 @@ TEST_CASE("random tiles, rows and erases keep every grid and linear lookup compl
     CHECK(ix.index.buffer_count() == 0);
 }
 
+TEST_CASE("a read repeated while only readers are added walks its remembered candidates",
+          "[tensormap][index][extents]") {
+    // 64 rows of a tile written one by one (interleaved with rows of other tiles), then the tile read
+    // 40 times, each read adding a reader entry: the repeats walk exactly the 64 writers.
+    Index ix(4096);
+    constexpr std::int64_t kRow = 256;
+    std::vector<std::uint32_t> tile;
+    for (std::int64_t r = 0; r < 128; ++r) {
+        const std::uint32_t e = ix.add(kBase, r * kRow, r * kRow + kRow - 1, true);
+        if (r % 2 == 0) tile.push_back(e);
+    }
+    // The tile: the even rows 0..126, as one strided view (rows of kRow every 2 * kRow).
+    const RowWindow window{2 * kRow, 0, kRow - 1};
+    const std::int64_t lo = 0, hi = 126 * kRow + kRow - 1;
+    std::vector<std::uint32_t> first;
+    for (int k = 0; k < 40; ++k) {
+        std::uint64_t walked = 0;
+        const std::vector<std::uint32_t> seen = ix.query(kBase, lo, hi, Match::Writers, &walked, window);
+        if (k == 0) first = seen;
+        CHECK(seen == first);
+        if (k > 0) CHECK(walked == first.size());
+        ix.add(kBase, lo, hi, false, window);
+    }
+    CHECK(std::includes(first.begin(), first.end(), tile.begin(), tile.end()));
+    // A new writer in the tile is found; an erased one is not.
+    const std::uint32_t late = ix.add(kBase, 2 * kRow, 3 * kRow - 1, true);
+    CHECK(std::count(first.begin(), first.end(), late) == 0);
+    std::vector<std::uint32_t> seen = ix.query(kBase, lo, hi, Match::Writers, nullptr, window);
+    CHECK(std::count(seen.begin(), seen.end(), late) == 1);
+    ix.remove(tile[5]);
+    seen = ix.query(kBase, lo, hi, Match::Writers, nullptr, window);
+    CHECK(std::count(seen.begin(), seen.end(), tile[5]) == 0);
+    CHECK(std::count(seen.begin(), seen.end(), late) == 1);
+}
+
 TEST_CASE("tiles and rows written in order and read back right after stay complete",
           "[tensormap][index][extents][random]") {
     const std::uint64_t seed = GENERATE(51u, 52u, 53u);
