@@ -73,7 +73,7 @@ std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base) {
         b = fresh_buffer_++;
     }
     std::uint32_t& head = buffer_heads_[buffer_slot(base)];
-    buffers_[b] = Buffer{base, {0, 0}, 0, {kNoEntry, kNoEntry}, 0, 0, head, false, false, true, false};
+    buffers_[b] = Buffer{base, {0, 0}, 0, {kNoEntry, kNoEntry}, 0, 0, 0, head, false, false, true, false};
     head = b + 1;
     last_base_ = base;
     last_buffer_ = b;
@@ -111,7 +111,7 @@ void RegionIndex::grow_buckets() {
     std::memset(heads_.get(), 0, std::size_t{buckets} * sizeof(std::uint32_t));
     registrations_ = 0;
     for (std::uint32_t e = pool_.oldest(); e != kNoEntry; e = pool_.younger(e)) {
-        if (!buffers_[members_[e].buffer].is_indexed) continue;
+        if (!buffers_[members_[e].buffer].is_indexed || !pool_.entry(e).is_linked) continue;
         link(2 * e, chain_[2 * e].hash);
         if (pool_.entry(e).is_grid) link(2 * e + 1, chain_[2 * e + 1].hash);
     }
@@ -123,7 +123,8 @@ void RegionIndex::grow_if_crowded() {
 }
 
 inline void RegionIndex::register_entry(std::uint32_t e) {
-    const Entry& en = pool_.entry(e);
+    Entry& en = pool_.entry(e);
+    en.is_linked = false;
     Extents& x = extents_[members_[e].buffer];
     if (en.is_writer) {
         x.others = x.kind[1];
@@ -131,12 +132,34 @@ inline void RegionIndex::register_entry(std::uint32_t e) {
         x.writes = inserts_;
     }
     x.kind[en.is_writer ? 1 : 0].add(en);
+    if (!en.is_writer) {
+        ++buffers_[members_[e].buffer].unlinked;
+        return;
+    }
+    link_entry(e);
+}
+
+inline void RegionIndex::link_entry(std::uint32_t e) {
+    Entry& en = pool_.entry(e);
+    en.is_linked = true;
     const std::int64_t block = en.lo >> en.level;
     link(2 * e,
          block_hash(family_hash(en.base, en.level, en.is_writer, en.is_grid ? kWide : kFlat, 0), block));
     if (en.is_grid)
         link(2 * e + 1, grid_hash(family_hash(en.base, en.level, en.is_writer, kGrid, en.col_level), block,
                                   en.window.phase >> en.col_level));
+}
+
+void RegionIndex::link_readers(std::uint32_t b) {
+    Buffer& rec = buffers_[b];
+    std::uint32_t e = rec.first_entry[0];
+    for (std::uint32_t n = rec.unlinked; n != 0; --n) {
+        PTO_ASSERT(e != kNoEntry && !pool_.entry(e).is_linked, "unlinked readers lead the reader list");
+        link_entry(e);
+        e = members_[e].next;
+    }
+    rec.unlinked = 0;
+    grow_if_crowded();
 }
 
 void RegionIndex::index_buffer(std::uint32_t b) {
@@ -225,8 +248,12 @@ void RegionIndex::erase(std::uint32_t e) {
     const Entry& en = pool_.entry(e);
     Buffer& rec = buffers_[member.buffer];
     if (rec.is_indexed) {
-        unlink(2 * e);
-        if (en.is_grid) unlink(2 * e + 1);
+        if (en.is_linked) {
+            unlink(2 * e);
+            if (en.is_grid) unlink(2 * e + 1);
+        } else {
+            --rec.unlinked;
+        }
         if (extents_[member.buffer].latest == e) extents_[member.buffer].latest = kNoEntry;
     }
     if (member.prev != kNoEntry)
@@ -244,7 +271,7 @@ void RegionIndex::reset() {
     // Every allocated entry is indexed, so the heads in use are exactly those of the pool's entries and of
     // their buffers: clearing them (instead of unlinking entry by entry) empties every chain at once.
     for (std::uint32_t e = pool_.oldest(); e != kNoEntry; e = pool_.younger(e)) {
-        if (buffers_[members_[e].buffer].is_indexed) {
+        if (buffers_[members_[e].buffer].is_indexed && pool_.entry(e).is_linked) {
             heads_[chain_[2 * e].hash & bucket_mask_] = 0;
             if (pool_.entry(e).is_grid) heads_[chain_[2 * e + 1].hash & bucket_mask_] = 0;
         }
