@@ -73,7 +73,8 @@ std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base) {
         b = fresh_buffer_++;
     }
     std::uint32_t& head = buffer_heads_[buffer_slot(base)];
-    buffers_[b] = Buffer{base, {0, 0}, 0, {kNoEntry, kNoEntry}, 0, 0, 0, head, false, false, true, false};
+    buffers_[b] =
+        Buffer{base, {0, 0}, 0, {kNoEntry, kNoEntry}, 0, 0, {0, 0}, head, false, false, true, false};
     head = b + 1;
     last_base_ = base;
     last_buffer_ = b;
@@ -132,11 +133,7 @@ inline void RegionIndex::register_entry(std::uint32_t e) {
         x.writes = inserts_;
     }
     x.kind[en.is_writer ? 1 : 0].add(en);
-    if (!en.is_writer) {
-        ++buffers_[members_[e].buffer].unlinked;
-        return;
-    }
-    link_entry(e);
+    ++buffers_[members_[e].buffer].unlinked[en.is_writer ? 1 : 0];
 }
 
 inline void RegionIndex::link_entry(std::uint32_t e) {
@@ -150,15 +147,15 @@ inline void RegionIndex::link_entry(std::uint32_t e) {
                                   en.window.phase >> en.col_level));
 }
 
-void RegionIndex::link_readers(std::uint32_t b) {
+void RegionIndex::link_pending(std::uint32_t b, int k) {
     Buffer& rec = buffers_[b];
-    std::uint32_t e = rec.first_entry[0];
-    for (std::uint32_t n = rec.unlinked; n != 0; --n) {
-        PTO_ASSERT(e != kNoEntry && !pool_.entry(e).is_linked, "unlinked readers lead the reader list");
+    std::uint32_t e = rec.first_entry[k];
+    for (std::uint32_t n = rec.unlinked[k]; n != 0; --n) {
+        PTO_ASSERT(e != kNoEntry && !pool_.entry(e).is_linked, "unlinked entries lead their list");
         link_entry(e);
         e = members_[e].next;
     }
-    rec.unlinked = 0;
+    rec.unlinked[k] = 0;
     grow_if_crowded();
 }
 
@@ -232,13 +229,11 @@ void RegionIndex::insert(std::uint32_t e) {
     first = e;
     ++rec.entry_count;
 
+    // Nothing is linked here (see Buffer::unlinked), so the bucket table grows in link_pending.
     if (rec.is_indexed)
         register_entry(e);
     else if (rec.entry_count > kSmallBuffer) [[unlikely]]
         index_buffer(b);
-    else
-        return;
-    grow_if_crowded();
 }
 
 void RegionIndex::erase(std::uint32_t e) {
@@ -252,7 +247,7 @@ void RegionIndex::erase(std::uint32_t e) {
             unlink(2 * e);
             if (en.is_grid) unlink(2 * e + 1);
         } else {
-            --rec.unlinked;
+            --rec.unlinked[en.is_writer ? 1 : 0];
         }
         if (extents_[member.buffer].latest == e) extents_[member.buffer].latest = kNoEntry;
     }

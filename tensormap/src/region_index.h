@@ -148,10 +148,11 @@ class RegionIndex {
         std::uint32_t first_entry[2];  ///< entry lists, [0] readers and [1] writers
         std::uint32_t entry_count;
         std::uint32_t grid_count;
-        /// Readers of an indexed buffer not yet in the bucket chains: the first `unlinked` entries of the
-        /// reader list (new entries go first). Only writes look readers up, and most writes of an
-        /// indexed buffer are settled by its Extents, so readers are linked when a query needs them.
-        std::uint32_t unlinked;
+        /// Entries of an indexed buffer not yet in the bucket chains, [0] readers and [1] writers: the
+        /// first unlinked[k] entries of list k (new entries go first). Most lookups of an indexed buffer
+        /// are settled by its Extents (a read of the latest writer, a write past or beside everything),
+        /// so entries are linked only when a probe of their kind needs them.
+        std::uint32_t unlinked[2];
         std::uint32_t next;  ///< hash chain (record + 1, 0 ends it), or free list (record, kNoEntry ends it)
         /// Some grid entry starts in another column than the first: only then can column blocks tell
         /// entries apart (rows of heads all starting at column 0 share one), so only then do queries
@@ -283,13 +284,14 @@ class RegionIndex {
     [[nodiscard]] std::uint32_t acquire_buffer(std::uintptr_t base);
     void release_buffer(std::uint32_t b);
     void link(std::uint32_t reg, std::uint32_t hash);
-    /// register_entry: links entry `e`'s registrations (its key fields set); the caller checks growth.
-    /// Inlined into insert, where every entry of an indexed buffer registers.
+    /// register_entry: notes entry `e` (its key fields set) in its indexed buffer's Extents and as
+    /// waiting to be linked. Inlined into insert, where every entry of an indexed buffer registers.
     [[gnu::always_inline]] inline void register_entry(std::uint32_t e);
     /// link_entry: links entry `e`'s registrations in the bucket chains.
     [[gnu::always_inline]] inline void link_entry(std::uint32_t e);
-    /// link_readers: links the readers of indexed buffer `b` that wait for it (Buffer::unlinked).
-    void link_readers(std::uint32_t b);
+    /// link_pending: links the entries of kind `k` of indexed buffer `b` that wait for it
+    /// (Buffer::unlinked).
+    void link_pending(std::uint32_t b, int k);
     /// index_buffer: registers every entry of small buffer `b`, which becomes indexed.
     void index_buffer(std::uint32_t b);
     void grow_if_crowded();
@@ -475,7 +477,8 @@ void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Vi
 template <class Visit>
 void RegionIndex::probe_all(std::uint32_t b, const Query& q, Match match, std::uint64_t near_w,
                             std::uint64_t near_r, Visit& visit) {
-    if (near_r != 0 && buffers_[b].unlinked != 0) link_readers(b);
+    if (near_w != 0 && buffers_[b].unlinked[1] != 0) link_pending(b, 1);
+    if (near_r != 0 && buffers_[b].unlinked[0] != 0) link_pending(b, 0);
     // Copied first: a visit may erase the buffer's last entry and so free its record. Scalars, not
     // arrays: a small array written and read back at once compiled to vector loads that stalled on
     // store forwarding (perf, chain of 2048 inout tasks).
