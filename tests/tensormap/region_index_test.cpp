@@ -671,6 +671,37 @@ TEST_CASE("the index grows its bucket and buffer tables in place and stays exact
     CHECK(ix.query(kBase, 5, 5, Match::Writers) == std::vector<std::uint32_t>{again});
 }
 
+TEST_CASE("entries linked when a probe first needs them, while the table grows, stay exact",
+          "[tensormap][index][extents]") {
+    // 1000 indexed buffers of 20 interleaved writers and readers each: no entry is linked until a probe
+    // of its kind; the probes below link them buffer by buffer, growing the bucket table several times
+    // in between, and every lookup (before and after, with erases) matches brute force.
+    Index ix(1 << 15);
+    std::vector<std::uint32_t> live;
+    auto base_of = [](std::int64_t v) { return kBase + 64 * std::uintptr_t(v % 1000); };
+    for (std::int64_t v = 0; v < 20000; ++v)
+        live.push_back(ix.add(base_of(v), v * 100, v * 100 + 99, v % 3 != 0));
+    CHECK(ix.index.buffer_count() == 1000);
+    for (std::int64_t b = 0; b < 1000; ++b) {
+        // A write overlapping the middle third of the buffer's views (probes both kinds), then a read
+        // of its first view (probes writers), then an erase.
+        const std::int64_t mid = (b + 7000) * 100;
+        ix.check_lookup(live, base_of(b), mid, mid + 5000 * 100, Match::Accesses,
+                        [](std::uint32_t) { return false; });
+        ix.check_lookup(live, base_of(b), b * 100, b * 100 + 50, Match::Writers,
+                        [](std::uint32_t) { return false; });
+        ix.remove(live[std::size_t(b)]);
+        live[std::size_t(b)] = live.back();
+        live.pop_back();
+    }
+    for (std::int64_t b = 0; b < 1000; b += 37)
+        ix.check_lookup(live, base_of(b), 0, 20000 * 100, Match(b % 3),
+                        [](std::uint32_t e) { return e % 5 == 0; });
+    for (std::uint32_t e : live)
+        ix.remove(e);
+    CHECK(ix.index.buffer_count() == 0);
+}
+
 TEST_CASE("the entry pool hands out each entry once, keeps age order and reuses the last released first",
           "[tensormap][pool]") {
     EntryPool pool(64);
