@@ -248,6 +248,7 @@ class RegionIndex {
         std::uint64_t writes;  ///< insert_count() just after the latest writer registered
         std::uint32_t latest;
     };
+    static_assert(sizeof(Extent) == 64 && sizeof(Extents) == 208, "an Extent per line; docs count 208 bytes");
     struct FreeDeleter {
         void operator()(void* p) const { std::free(p); }
     };
