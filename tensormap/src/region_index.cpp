@@ -105,8 +105,8 @@ void RegionIndex::link(std::uint32_t reg, std::uint32_t hash) {
 }
 
 void RegionIndex::grow_buckets() {
-    // Every allocated entry is indexed (insert grows after linking), so relinking the pool's entries
-    // rebuilds every chain. O(live entries), amortised over the registrations that filled the table.
+    // Relinking the pool's linked entries (of indexed buffers; link_pending grows after linking) rebuilds
+    // every chain. O(live entries), amortised over the registrations that filled the table.
     const std::uint32_t buckets = std::min(max_buckets_, (bucket_mask_ + 1) * 4);
     bucket_mask_ = buckets - 1;
     std::memset(heads_.get(), 0, std::size_t{buckets} * sizeof(std::uint32_t));
@@ -263,8 +263,8 @@ void RegionIndex::erase(std::uint32_t e) {
 
 void RegionIndex::reset() {
     ++erases_;
-    // Every allocated entry is indexed, so the heads in use are exactly those of the pool's entries and of
-    // their buffers: clearing them (instead of unlinking entry by entry) empties every chain at once.
+    // The heads in use are exactly those of the pool's linked entries and of their buffers: clearing them
+    // (instead of unlinking entry by entry) empties every chain at once.
     for (std::uint32_t e = pool_.oldest(); e != kNoEntry; e = pool_.younger(e)) {
         if (buffers_[members_[e].buffer].is_indexed && pool_.entry(e).is_linked) {
             heads_[chain_[2 * e].hash & bucket_mask_] = 0;

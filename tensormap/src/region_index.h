@@ -43,6 +43,12 @@ namespace pto::detail {
 /// small buffer thus examines at most kSmallBuffer entries, and of an indexed one what the probes below
 /// reach: neither grows with the number of live views of the buffer.
 ///
+/// Extents. Before probing, an indexed buffer's Extents (per kind: where its entries can be, the current
+/// band of rows of its grid entries, the latest writer) settle most lookups without a probe: a view past
+/// or beside everything recorded, or a read that can meet only the latest writer. A read repeated with no
+/// writer registered and no entry erased since walks the candidates it found last time (ReadMemo). So an
+/// indexed buffer's entries join the bucket chains only when a probe of their kind first needs them.
+///
 /// Wide queries. A query much wider than a class's entries would probe many empty blocks; when the probe
 /// count exceeds the buffer's entry count, the query walks the buffer's entry lists instead, so a lookup
 /// never costs more than min(probes, entries of the buffer). Reads and writes are keyed apart, so a read
