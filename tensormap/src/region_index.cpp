@@ -36,9 +36,11 @@ RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
       members_(std::make_unique_for_overwrite<BufferLink[]>(capacity)),
       buffers_(std::make_unique_for_overwrite<Buffer[]>(capacity)),
       grids_(std::make_unique_for_overwrite<GridClasses[]>(capacity)),
+      extents_(std::make_unique_for_overwrite<Extents[]>(capacity)),
       buffer_heads_(zeroed(capacity)),
       buffer_mask_(std::min(capacity, kInitialBufferSlots) - 1),
-      max_buffer_slots_(capacity) {}
+      max_buffer_slots_(capacity),
+      memo_ids_(std::make_unique_for_overwrite<std::uint32_t[]>(kReadMemo)) {}
 
 std::uint32_t RegionIndex::buffer_slot(std::uintptr_t base) const {
     std::uint64_t h = static_cast<std::uint64_t>(base);
@@ -71,7 +73,8 @@ std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base) {
         b = fresh_buffer_++;
     }
     std::uint32_t& head = buffer_heads_[buffer_slot(base)];
-    buffers_[b] = Buffer{base, {0, 0}, 0, {kNoEntry, kNoEntry}, 0, 0, head, false, false, true, false};
+    buffers_[b] =
+        Buffer{base, {0, 0}, 0, {kNoEntry, kNoEntry}, 0, 0, {0, 0}, head, false, false, true, false};
     head = b + 1;
     last_base_ = base;
     last_buffer_ = b;
@@ -102,14 +105,14 @@ void RegionIndex::link(std::uint32_t reg, std::uint32_t hash) {
 }
 
 void RegionIndex::grow_buckets() {
-    // Every allocated entry is indexed (insert grows after linking), so relinking the pool's entries
-    // rebuilds every chain. O(live entries), amortised over the registrations that filled the table.
+    // Relinking the pool's linked entries (of indexed buffers; link_pending grows after linking) rebuilds
+    // every chain. O(live entries), amortised over the registrations that filled the table.
     const std::uint32_t buckets = std::min(max_buckets_, (bucket_mask_ + 1) * 4);
     bucket_mask_ = buckets - 1;
     std::memset(heads_.get(), 0, std::size_t{buckets} * sizeof(std::uint32_t));
     registrations_ = 0;
     for (std::uint32_t e = pool_.oldest(); e != kNoEntry; e = pool_.younger(e)) {
-        if (!buffers_[members_[e].buffer].is_indexed) continue;
+        if (!buffers_[members_[e].buffer].is_indexed || !pool_.entry(e).is_linked) continue;
         link(2 * e, chain_[2 * e].hash);
         if (pool_.entry(e).is_grid) link(2 * e + 1, chain_[2 * e + 1].hash);
     }
@@ -121,7 +124,21 @@ void RegionIndex::grow_if_crowded() {
 }
 
 inline void RegionIndex::register_entry(std::uint32_t e) {
-    const Entry& en = pool_.entry(e);
+    Entry& en = pool_.entry(e);
+    en.is_linked = false;
+    Extents& x = extents_[members_[e].buffer];
+    if (en.is_writer) {
+        x.others = x.kind[1];
+        x.latest = e;
+        x.writes = inserts_;
+    }
+    x.kind[en.is_writer ? 1 : 0].add(en);
+    ++buffers_[members_[e].buffer].unlinked[en.is_writer ? 1 : 0];
+}
+
+inline void RegionIndex::link_entry(std::uint32_t e) {
+    Entry& en = pool_.entry(e);
+    en.is_linked = true;
     const std::int64_t block = en.lo >> en.level;
     link(2 * e,
          block_hash(family_hash(en.base, en.level, en.is_writer, en.is_grid ? kWide : kFlat, 0), block));
@@ -130,8 +147,23 @@ inline void RegionIndex::register_entry(std::uint32_t e) {
                                   en.window.phase >> en.col_level));
 }
 
+void RegionIndex::link_pending(std::uint32_t b, int k) {
+    Buffer& rec = buffers_[b];
+    std::uint32_t e = rec.first_entry[k];
+    for (std::uint32_t n = rec.unlinked[k]; n != 0; --n) {
+        PTO_ASSERT(e != kNoEntry && !pool_.entry(e).is_linked, "unlinked entries lead their list");
+        link_entry(e);
+        e = members_[e].next;
+    }
+    rec.unlinked[k] = 0;
+    grow_if_crowded();
+}
+
 void RegionIndex::index_buffer(std::uint32_t b) {
     buffers_[b].is_indexed = true;
+    extents_[b].kind[0].reset();
+    extents_[b].kind[1].reset();
+    extents_[b].latest = kNoEntry;
     for (const std::uint32_t head : buffers_[b].first_entry)
         for (std::uint32_t e = head; e != kNoEntry; e = members_[e].next)
             register_entry(e);
@@ -197,23 +229,27 @@ void RegionIndex::insert(std::uint32_t e) {
     first = e;
     ++rec.entry_count;
 
+    // Nothing is linked here (see Buffer::unlinked), so the bucket table grows in link_pending.
     if (rec.is_indexed)
         register_entry(e);
     else if (rec.entry_count > kSmallBuffer) [[unlikely]]
         index_buffer(b);
-    else
-        return;
-    grow_if_crowded();
 }
 
 void RegionIndex::erase(std::uint32_t e) {
+    ++erases_;
     const BufferLink member = members_[e];
     PTO_ASSERT(member.buffer != kNoEntry, "erasing a tensormap entry that is not indexed");
     const Entry& en = pool_.entry(e);
     Buffer& rec = buffers_[member.buffer];
     if (rec.is_indexed) {
-        unlink(2 * e);
-        if (en.is_grid) unlink(2 * e + 1);
+        if (en.is_linked) {
+            unlink(2 * e);
+            if (en.is_grid) unlink(2 * e + 1);
+        } else {
+            --rec.unlinked[en.is_writer ? 1 : 0];
+        }
+        if (extents_[member.buffer].latest == e) extents_[member.buffer].latest = kNoEntry;
     }
     if (member.prev != kNoEntry)
         members_[member.prev].next = member.next;
@@ -226,10 +262,11 @@ void RegionIndex::erase(std::uint32_t e) {
 }
 
 void RegionIndex::reset() {
-    // Every allocated entry is indexed, so the heads in use are exactly those of the pool's entries and of
-    // their buffers: clearing them (instead of unlinking entry by entry) empties every chain at once.
+    ++erases_;
+    // The heads in use are exactly those of the pool's linked entries and of their buffers: clearing them
+    // (instead of unlinking entry by entry) empties every chain at once.
     for (std::uint32_t e = pool_.oldest(); e != kNoEntry; e = pool_.younger(e)) {
-        if (buffers_[members_[e].buffer].is_indexed) {
+        if (buffers_[members_[e].buffer].is_indexed && pool_.entry(e).is_linked) {
             heads_[chain_[2 * e].hash & bucket_mask_] = 0;
             if (pool_.entry(e).is_grid) heads_[chain_[2 * e + 1].hash & bucket_mask_] = 0;
         }

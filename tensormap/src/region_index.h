@@ -5,6 +5,7 @@
 
 #include "entry_pool.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
@@ -41,6 +42,12 @@ namespace pto::detail {
 /// writers and readers apart. An indexed buffer stays indexed until its last entry leaves. A lookup of a
 /// small buffer thus examines at most kSmallBuffer entries, and of an indexed one what the probes below
 /// reach: neither grows with the number of live views of the buffer.
+///
+/// Extents. Before probing, an indexed buffer's Extents (per kind: where its entries can be, the current
+/// band of rows of its grid entries, the latest writer) settle most lookups without a probe: a view past
+/// or beside everything recorded, or a read that can meet only the latest writer. A read repeated with no
+/// writer registered and no entry erased since walks the candidates it found last time (ReadMemo). So an
+/// indexed buffer's entries join the bucket chains only when a probe of their kind first needs them.
 ///
 /// Wide queries. A query much wider than a class's entries would probe many empty blocks; when the probe
 /// count exceeds the buffer's entry count, the query walks the buffer's entry lists instead, so a lookup
@@ -147,6 +154,11 @@ class RegionIndex {
         std::uint32_t first_entry[2];  ///< entry lists, [0] readers and [1] writers
         std::uint32_t entry_count;
         std::uint32_t grid_count;
+        /// Entries of an indexed buffer not yet in the bucket chains, [0] readers and [1] writers: the
+        /// first unlinked[k] entries of list k (new entries go first). Most lookups of an indexed buffer
+        /// are settled by its Extents (a read of the latest writer, a write past or beside everything),
+        /// so entries are linked only when a probe of their kind needs them.
+        std::uint32_t unlinked[2];
         std::uint32_t next;  ///< hash chain (record + 1, 0 ends it), or free list (record, kNoEntry ends it)
         /// Some grid entry starts in another column than the first: only then can column blocks tell
         /// entries apart (rows of heads all starting at column 0 share one), so only then do queries
@@ -167,6 +179,82 @@ class RegionIndex {
         std::int64_t pitch;     ///< the grid entries' pitch; meaningful while grid_count > 0
         std::int64_t phase;     ///< the first grid entry's phase
     };
+    /// Extent: where an indexed buffer's entries of one kind (readers or writers) can be, so that a query
+    /// provably meeting none of them skips that kind's probes: a view written past everything recorded
+    /// so far (the next row of a per-row buffer, the next tile) or beside everything recorded in its own
+    /// band of rows (the next column chunk of a tile) costs no probe at all.
+    ///
+    /// Every entry of the kind lies in [lo, hi], and either ends at or before `before`, or is a grid entry
+    /// of the current band: pitch band_pitch, its first element in the row starting at band_row0, its last
+    /// in the row starting at band_row1, its columns ending at or before band_cols, its range at or before
+    /// band_hi. So a query starting after `before` misses them all if it also starts after band_hi, or if
+    /// it has a non-wrapping window of the band's pitch starting after band_cols (two such windows of one
+    /// pitch that do not meet share no element). A grid entry in other rows than the band's starts a new
+    /// band, folding the old one into `before`; any other entry only raises `before`. Entries leaving
+    /// change nothing (what is left still satisfies this); a list walk recomputes lo and hi exactly and
+    /// folds everything into `before`.
+    struct Extent {
+        std::int64_t lo;
+        std::int64_t hi;
+        std::int64_t before;
+        std::int64_t band_pitch;
+        std::int64_t band_row0;
+        std::int64_t band_row1;
+        std::int64_t band_cols;
+        std::int64_t band_hi;  ///< -kElementLimit: no band
+
+        /// reset: no entry, or (walk) entries spanning [span_lo, span_hi] and no band.
+        void reset(std::int64_t span_lo = kElementLimit, std::int64_t span_hi = -kElementLimit) {
+            lo = span_lo;
+            hi = span_hi;
+            before = span_hi;
+            band_hi = -kElementLimit;
+        }
+        void add(const Entry& en) {
+            lo = std::min(lo, en.lo);
+            hi = std::max(hi, en.hi);
+            if (!en.is_grid) {
+                before = std::max(before, en.hi);
+                return;
+            }
+            const RowWindow& w = en.window;
+            const std::int64_t row0 = en.lo - w.phase;
+            const std::int64_t row1 = en.hi - w.phase - w.width;
+            if (band_hi != -kElementLimit && band_pitch == w.pitch && band_row0 == row0 &&
+                band_row1 == row1) {
+                band_cols = std::max(band_cols, w.phase + w.width);
+                band_hi = std::max(band_hi, en.hi);
+                return;
+            }
+            before = std::max(before, band_hi);
+            band_pitch = w.pitch;
+            band_row0 = row0;
+            band_row1 = row1;
+            band_cols = w.phase + w.width;
+            band_hi = en.hi;
+        }
+        /// misses: whether the query provably meets no entry of this kind.
+        [[nodiscard]] bool misses(std::int64_t qlo, std::int64_t qhi, const RowWindow& qw) const {
+            if (qhi < lo || qlo > hi) return true;
+            return qlo > before &&
+                   (qlo > band_hi || (qw.pitch == band_pitch && fits_grid(qw) && qw.phase > band_cols));
+        }
+    };
+    /// Extents: an indexed buffer's Extent per kind, [0] readers and [1] writers, parallel to buffers_ and
+    /// valid while is_indexed (one line per kind; only indexed buffers, a few dozen, use them).
+    ///
+    /// Besides, the latest writer entry registered (`latest`, kNoEntry once it leaves or after a list
+    /// walk) and the writers' Extent just before it (`others`: every other live writer entry satisfies
+    /// it). A query that misses `others` (and, unless it reads, the readers' Extent) can meet no entry but
+    /// `latest`, which it examines alone: a read of what the previous task wrote (scores after the
+    /// matmul that wrote them, a tile after its norm) costs no probe either.
+    struct Extents {
+        Extent kind[2];
+        Extent others;
+        std::uint64_t writes;  ///< insert_count() just after the latest writer registered
+        std::uint32_t latest;
+    };
+    static_assert(sizeof(Extent) == 64 && sizeof(Extents) == 208, "an Extent per line; docs count 208 bytes");
     struct FreeDeleter {
         void operator()(void* p) const { std::free(p); }
     };
@@ -203,9 +291,14 @@ class RegionIndex {
     [[nodiscard]] std::uint32_t acquire_buffer(std::uintptr_t base);
     void release_buffer(std::uint32_t b);
     void link(std::uint32_t reg, std::uint32_t hash);
-    /// register_entry: links entry `e`'s registrations (its key fields set); the caller checks growth.
-    /// Inlined into insert, where every entry of an indexed buffer registers.
+    /// register_entry: notes entry `e` (its key fields set) in its indexed buffer's Extents and as
+    /// waiting to be linked. Inlined into insert, where every entry of an indexed buffer registers.
     [[gnu::always_inline]] inline void register_entry(std::uint32_t e);
+    /// link_entry: links entry `e`'s registrations in the bucket chains.
+    [[gnu::always_inline]] inline void link_entry(std::uint32_t e);
+    /// link_pending: links the entries of kind `k` of indexed buffer `b` that wait for it
+    /// (Buffer::unlinked).
+    void link_pending(std::uint32_t b, int k);
     /// index_buffer: registers every entry of small buffer `b`, which becomes indexed.
     void index_buffer(std::uint32_t b);
     void grow_if_crowded();
@@ -266,6 +359,11 @@ class RegionIndex {
     /// buffer, no writer to meet, a small buffer) stay small where the lookup inlines them.
     template <class Visit>
     [[gnu::noinline]] void probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit);
+    /// probe_all: probe_indexed's probes (or list walk) over the classes of the kinds selected by
+    /// near_w and near_r (all bits or none).
+    template <class Visit>
+    void probe_all(std::uint32_t b, const Query& q, Match match, std::uint64_t near_w, std::uint64_t near_r,
+                   Visit& visit);
     template <class Visit>
     void walk_small(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit);
 
@@ -285,6 +383,7 @@ class RegionIndex {
     std::unique_ptr<BufferLink[]> members_;  ///< per entry
     std::unique_ptr<Buffer[]> buffers_;
     std::unique_ptr<GridClasses[]> grids_;     ///< per buffer record
+    std::unique_ptr<Extents[]> extents_;       ///< per buffer record
     ZeroedArray<std::uint32_t> buffer_heads_;  ///< per slot: first record + 1; grown like heads_
     std::uint32_t buffer_mask_;
     std::uint32_t max_buffer_slots_;
@@ -294,6 +393,26 @@ class RegionIndex {
     std::uint32_t buffer_count_ = 0;
     std::uint64_t entries_walked_ = 0;
     std::uint64_t inserts_ = 0;
+    std::uint64_t erases_ = 0;  ///< entries erased so far, and resets: a clock for the read memo
+    /// ReadMemo: the latest probed read (Match::Writers of an indexed buffer) and how many candidates
+    /// it visited (their ids in memo_ids_), valid while buffer != kNoEntry, no entry was erased since
+    /// (so every id still names the same entry) and no writer of the buffer was registered since (so no
+    /// candidate is missing). Many tasks reading one tile (projections of a normed tile, every output
+    /// chunk reading the whole attention tile) then probe once and walk the list.
+    struct ReadMemo {
+        std::uint32_t buffer = kNoEntry;
+        std::uint32_t count = 0;
+        std::uint64_t writes = 0;
+        std::uint64_t erases = 0;
+        std::int64_t lo = 0;
+        std::int64_t hi = 0;
+        std::int64_t pitch = 0;
+        std::int64_t phase = 0;
+        std::int64_t width = 0;
+    };
+    static constexpr std::uint32_t kReadMemo = 256;  ///< a read meeting more candidates is not remembered
+    ReadMemo memo_;
+    std::unique_ptr<std::uint32_t[]> memo_ids_;
     /// The record find_buffer returned last (kNoEntry: none), so an access's lookup, its superseding pass
     /// and its insert hash the base once; reset when the record is freed.
     mutable std::uintptr_t last_base_ = 0;
@@ -317,6 +436,56 @@ void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::
 
 template <class Visit>
 void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit) {
+    const std::uint64_t kinds = match == Match::Writers ? 0 : ~std::uint64_t{0};  // readers too?
+    // A kind whose span the query misses has no candidate.
+    const Extents& x = extents_[b];
+    const std::uint64_t near_w = x.kind[1].misses(q.lo, q.hi, q.window) ? 0 : ~std::uint64_t{0};
+    const std::uint64_t near_r =
+        match == Match::Writers || x.kind[0].misses(q.lo, q.hi, q.window) ? 0 : kinds;
+    if ((near_w | near_r) == 0) return;
+    if (near_r == 0 && x.latest != kNoEntry && x.others.misses(q.lo, q.hi, q.window)) {
+        const std::uint32_t e = x.latest;
+        ++entries_walked_;
+        if (selects(pool_.entry(e), q.lo, q.hi, match)) visit(e);
+        return;
+    }
+    if (match != Match::Writers) {
+        probe_all(b, q, match, near_w, near_r, visit);
+        return;
+    }
+    // A read of the same view as the previous probed read, with no writer of the buffer registered and
+    // no entry erased anywhere since, has the same candidates: the entries it visited, still live.
+    ReadMemo& m = memo_;
+    if (m.buffer == b && m.erases == erases_ && m.writes == x.writes && m.lo == q.lo && m.hi == q.hi &&
+        m.pitch == q.window.pitch && m.phase == q.window.phase && m.width == q.window.width) {
+        const std::uint32_t n = m.count;
+        entries_walked_ += n;
+        for (std::uint32_t i = 0; i < n; ++i)
+            visit(memo_ids_[i]);  // may erase that entry only: the others stay live
+        return;
+    }
+    m.buffer = kNoEntry;
+    const std::uint64_t erases = erases_;
+    std::uint32_t n = 0;
+    bool overflow = false;
+    auto remember = [&](std::uint32_t e) {
+        if (n < kReadMemo)
+            memo_ids_[n++] = e;
+        else
+            overflow = true;
+        visit(e);
+    };
+    probe_all(b, q, match, near_w, near_r, remember);
+    if (overflow || erases != erases_) return;  // an erase may have freed the record too
+    m = ReadMemo{
+        b, n, extents_[b].writes, erases, q.lo, q.hi, q.window.pitch, q.window.phase, q.window.width};
+}
+
+template <class Visit>
+void RegionIndex::probe_all(std::uint32_t b, const Query& q, Match match, std::uint64_t near_w,
+                            std::uint64_t near_r, Visit& visit) {
+    if (near_w != 0 && buffers_[b].unlinked[1] != 0) link_pending(b, 1);
+    if (near_r != 0 && buffers_[b].unlinked[0] != 0) link_pending(b, 0);
     // Copied first: a visit may erase the buffer's last entry and so free its record. Scalars, not
     // arrays: a small array written and read back at once compiled to vector loads that stalled on
     // store forwarding (perf, chain of 2048 inout tasks).
@@ -326,13 +495,12 @@ void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Vi
     const bool is_grid =
         rec.grid_count != 0 && rec.is_mixed && q.window.pitch == g.pitch && fits_grid(q.window);
     const bool is_contained = match == Match::Contained;
-    const std::uint64_t kinds = match == Match::Writers ? 0 : ~std::uint64_t{0};  // readers too?
-    std::uint64_t flat_w = rec.flat[1];
-    std::uint64_t flat_r = rec.flat[0] & kinds;
-    std::uint64_t wide_w = has_grid ? g.wide[1] : 0;
-    std::uint64_t wide_r = has_grid ? g.wide[0] & kinds : 0;
-    std::uint64_t cols_w = is_grid ? g.cols[1] : 0;
-    std::uint64_t cols_r = is_grid ? g.cols[0] : 0;
+    std::uint64_t flat_w = rec.flat[1] & near_w;
+    std::uint64_t flat_r = rec.flat[0] & near_r;
+    std::uint64_t wide_w = has_grid ? g.wide[1] & near_w : 0;
+    std::uint64_t wide_r = has_grid ? g.wide[0] & near_r : 0;
+    std::uint64_t cols_w = is_grid ? g.cols[1] & near_w : 0;
+    std::uint64_t cols_r = is_grid ? g.cols[0] & near_r : 0;
     const std::int64_t limit = rec.entry_count;
     if (is_contained) {
         // A contained entry is no longer than the query, so its class is at most the query's; a contained
@@ -450,6 +618,7 @@ void RegionIndex::walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi,
     // The walk sees every entry of the buffer, so it also recomputes the class masks exactly (in scalars:
     // see for_each_candidate).
     std::uint64_t flat_r = 0, flat_w = 0, wide_r = 0, wide_w = 0, cols_r = 0, cols_w = 0;
+    std::int64_t lo_r = kElementLimit, lo_w = kElementLimit, hi_r = -kElementLimit, hi_w = -kElementLimit;
     // Both heads first: a visit may erase the last entry and free the record, never an entry of the other
     // list.
     const std::uint32_t heads[2] = {buffers_[b].first_entry[0], buffers_[b].first_entry[1]};
@@ -468,6 +637,10 @@ void RegionIndex::walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi,
                 } else {
                     (en.is_writer ? flat_w : flat_r) |= level;
                 }
+                std::int64_t& span_lo = en.is_writer ? lo_w : lo_r;
+                std::int64_t& span_hi = en.is_writer ? hi_w : hi_r;
+                span_lo = std::min(span_lo, en.lo);
+                span_hi = std::max(span_hi, en.hi);
             }
             e = next;
         }
@@ -477,6 +650,10 @@ void RegionIndex::walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi,
         Buffer& rec = buffers_[b];
         rec.flat[0] = flat_r;
         rec.flat[1] = flat_w;
+        Extents& x = extents_[b];
+        x.kind[0].reset(lo_r, hi_r);
+        x.kind[1].reset(lo_w, hi_w);
+        x.latest = kNoEntry;
         if (rec.has_grid) {
             GridClasses& g = grids_[b];
             g.wide[0] = wide_r;

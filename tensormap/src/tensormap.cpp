@@ -159,17 +159,14 @@ void TensorMap::prepare(const TensorView& view, Direction direction, Access& out
     out.is_active_ = false;
     if (!view.is_tracked) return;
     Prepared* p = new (out.storage_) Prepared;  // trivial: nothing is zero-filled
-    if (detail::build_contiguous(view, p->shape)) {
-        // One range: dense, no row window.
-        p->window.pitch = 0;
-        p->window.phase = 0;
-        p->window.width = 0;
-        p->is_dense = true;
-    } else {
+    const detail::SimpleForm form = detail::build_simple(view, p->shape, p->window);
+    if (form == detail::SimpleForm::None) {
         detail::build_general_shape(view, p->shape);
         if (p->shape.is_empty) return;
         detail::set_row_window(p->shape, p->window);
         p->is_dense = detail::is_dense(p->shape);
+    } else {
+        p->is_dense = form == detail::SimpleForm::Range;
     }
     p->base = reinterpret_cast<std::uintptr_t>(view.base);
     p->is_writer = direction != Direction::In;
@@ -197,7 +194,7 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
             }
             // Kept: reported like a live entry, so the runtime cancels this access's task.
         }
-        met_contained = met_contained || (en.lo >= p.shape.first && en.hi <= p.shape.last);
+        if (en.lo >= p.shape.first && en.hi <= p.shape.last) met_contained = true;
         if (meets(m.pool, e, p)) out.push_back(TaskId{en.task});
     };
     m.index.for_each_candidate(

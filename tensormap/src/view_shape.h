@@ -115,6 +115,70 @@ inline bool build_contiguous(const TensorView& view, ViewShape& s) {
     return true;
 }
 
+/// SimpleForm: which shortcut normalised a view (build_simple).
+enum class SimpleForm : std::uint8_t {
+    None,   ///< neither: the general path must run
+    Range,  ///< row-major contiguous: one range, as build_contiguous
+    Rows,   ///< rows: a chain of rank 2, strides {1, pitch}
+};
+
+/// build_simple: in one pass over the dimensions, the normal form of the two most common kinds of view,
+/// with its RowWindow: a row-major contiguous view (one range, no window, what build_contiguous builds),
+/// or a view of rows: an innermost row-major contiguous run of at least two elements (a row of a tile, or
+/// several dimensions that fold into one) repeated by one outer dimension whose stride is larger than the
+/// run, every other dimension of size 1 (tiles and column chunks of a matrix, a range of heads of one
+/// batch row), which is a chain of rank 2, strides {1, pitch}. Both are what build_general_shape and
+/// set_row_window would give, without sorting and merging. Inline, so the tensormap's prepare settles
+/// these views without a call. Returns None, writing nothing, for any other view (empty, strided
+/// otherwise, reaching beyond ±kElementLimit, or of more than kMaxTensorDims dimensions, which
+/// build_general_shape rejects).
+inline SimpleForm build_simple(const TensorView& view, ViewShape& s, RowWindow& w) {
+    if (view.ndim > kMaxTensorDims) [[unlikely]]
+        return SimpleForm::None;
+    std::int64_t run = 1;    // elements of the contiguous run so far
+    std::int64_t pitch = 0;  // the outer dimension's stride, once found
+    std::int64_t rows = 1;
+    for (int d = view.ndim - 1; d >= 0; --d) {
+        const std::int64_t n = view.shape[d];
+        if (n == 1) continue;
+        const std::int64_t st = view.strides[d];
+        if (n == 0 || pitch != 0) return SimpleForm::None;  // empty, or a dimension past the rows
+        if (st == run) {
+            if (__builtin_mul_overflow(run, n, &run) || run > kElementLimit) return SimpleForm::None;
+        } else {
+            if (run < 2 || st <= run || st > kElementLimit) return SimpleForm::None;
+            pitch = st;
+            rows = n;
+        }
+    }
+    const std::int64_t first = view.offset;
+    std::int64_t span = 0;  // from the first element to the start of the last row
+    if (pitch != 0 && (__builtin_mul_overflow(rows - 1, pitch, &span) || span > kElementLimit))
+        return SimpleForm::None;
+    if (first < -kElementLimit || first > kElementLimit - span - run) return SimpleForm::None;
+    s.first = first;
+    s.last = first + span + run - 1;
+    s.stride[0] = 1;
+    s.count[0] = run;
+    s.is_empty = false;
+    s.is_opaque = false;
+    s.is_chain = true;
+    if (pitch == 0) {
+        s.rank = run == 1 ? 0 : 1;
+        w.pitch = 0;
+        w.phase = 0;
+        w.width = 0;
+        return SimpleForm::Range;
+    }
+    s.stride[1] = pitch;
+    s.count[1] = rows;
+    s.rank = 2;
+    w.pitch = pitch;
+    w.phase = first - floor_div(first, pitch) * pitch;
+    w.width = run - 1;
+    return SimpleForm::Rows;
+}
+
 /// build_general_shape: build_view_shape for any view (the sorting and merging path; contiguous views
 /// too, more slowly than build_contiguous). Throws InvalidTensor if view.ndim > kMaxTensorDims.
 void build_general_shape(const TensorView& view, ViewShape& s);

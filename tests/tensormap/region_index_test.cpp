@@ -207,6 +207,72 @@ TEST_CASE("a read query walks no reader entries", "[tensormap][index]") {
     CHECK(ix.query(kBase, 0, 99, Match::Accesses).size() == 101);
 }
 
+TEST_CASE("a query past the span of an indexed buffer's entries of a kind walks none of them",
+          "[tensormap][index][extents]") {
+    Index ix(256);
+    // Rows 0..31 written, rows 0..15 also read: indexed (more than kSmallBuffer entries).
+    std::vector<std::uint32_t> writers;
+    for (std::int64_t r = 0; r < 32; ++r)
+        writers.push_back(ix.add(kBase, r * 64, r * 64 + 63, true));
+    for (std::int64_t r = 0; r < 16; ++r)
+        ix.add(kBase, r * 64, r * 64 + 63, false);
+    std::uint64_t walked = 0;
+    // The next row, written or read: past every writer and reader.
+    CHECK(ix.query(kBase, 32 * 64, 33 * 64 - 1, Match::Accesses, &walked).empty());
+    CHECK(walked == 0);
+    CHECK(ix.query(kBase, 32 * 64, 33 * 64 - 1, Match::Contained, &walked).empty());
+    CHECK(walked == 0);
+    CHECK(ix.query(kBase, -64, -1, Match::Writers, &walked).empty());
+    CHECK(walked == 0);
+    // Row 20: inside the writers' span, past the readers': no reader is examined.
+    CHECK(ix.query(kBase, 20 * 64, 21 * 64 - 1, Match::Accesses, &walked) ==
+          std::vector<std::uint32_t>{writers[20]});
+    CHECK(walked <= 4);
+    // The last row's writer leaves; the span keeps it until a list walk, which stays exact either way.
+    ix.remove(writers[31]);
+    CHECK(ix.query(kBase, 31 * 64, 31 * 64 + 63, Match::Writers).empty());
+    CHECK(ix.query(kBase, 0, std::int64_t{1} << 40, Match::Writers, &walked).size() == 31);  // a list walk
+    CHECK(ix.query(kBase, 31 * 64, 31 * 64 + 63, Match::Writers, &walked).empty());
+    CHECK(walked == 0);  // the walk shrank the writers' span
+    // A new writer past the span widens it.
+    const std::uint32_t next = ix.add(kBase, 40 * 64, 40 * 64 + 63, true);
+    CHECK(ix.query(kBase, 40 * 64, 40 * 64 + 7, Match::Writers) == std::vector<std::uint32_t>{next});
+}
+
+TEST_CASE("a column chunk written beside every chunk of its band walks no entry",
+          "[tensormap][index][extents]") {
+    // Tiles of 16 rows of a matrix 1024 wide, written in 32 column chunks each, tile after tile: each
+    // chunk's linear range meets every earlier chunk of its tile, but its columns lie past theirs.
+    Index ix(4096);
+    constexpr std::int64_t kPitch = 1024, kRows = 16, kCols = 32;
+    std::vector<std::uint32_t> chunks;
+    for (std::int64_t tile = 0; tile < 4; ++tile) {
+        for (std::int64_t c = 0; c < kPitch / kCols; ++c) {
+            const std::int64_t lo = tile * kRows * kPitch + c * kCols;
+            const RowWindow w = Index::tile_window(kPitch, c * kCols, kCols, kRows);
+            // A small buffer is walked whole (candidates by linear range); an indexed one not at all.
+            if (chunks.size() > RegionIndex::kSmallBuffer) {
+                std::uint64_t walked = 0;
+                CHECK(ix.query(kBase, lo, lo + (kRows - 1) * kPitch + kCols - 1, Match::Accesses, &walked, w)
+                          .empty());
+                CHECK(walked == 0);
+            }
+            chunks.push_back(ix.add_tile(kBase, kPitch, tile * kRows, kRows, c * kCols, kCols));
+        }
+    }
+    // A chunk written again, of the current band or an earlier one, is probed and meets its own entry
+    // (and at most the chunks of the neighbouring column block); a tile read meets all 32 of its chunks.
+    for (const std::int64_t tile : {3, 1}) {
+        const std::int64_t lo = tile * kRows * kPitch + 5 * kCols;
+        const std::vector<std::uint32_t> seen =
+            ix.query(kBase, lo, lo + (kRows - 1) * kPitch + kCols - 1, Match::Accesses, nullptr,
+                     Index::tile_window(kPitch, 5 * kCols, kCols, kRows));
+        CHECK(std::count(seen.begin(), seen.end(), chunks[std::size_t(tile * 32 + 5)]) == 1);
+        CHECK(seen.size() <= 3);
+    }
+    CHECK(ix.query(kBase, 2 * kRows * kPitch, 3 * kRows * kPitch - 1, Match::Writers).size() == 32);
+}
+
 TEST_CASE("random inserts and erases, including erases during a visit, keep every lookup exact",
           "[tensormap][index][random]") {
     const std::uint64_t seed = GENERATE(31u, 32u, 33u);
@@ -347,7 +413,10 @@ TEST_CASE("column blocks are skipped when every tile starts in the same column",
 TEST_CASE("random tiles, rows and erases keep every grid and linear lookup complete",
           "[tensormap][index][grid][random]") {
     const std::uint64_t seed = GENERATE(41u, 42u, 43u);
-    INFO("seed " << seed);
+    // Banded: half the rectangles are column chunks of a few bands of rows (tiles of a matrix), so
+    // entries share bands and queries fall beside or inside a band's chunks (the Extent's band test).
+    const bool banded = GENERATE(false, true);
+    INFO("seed " << seed << (banded ? ", banded" : ""));
     Picker pick(seed);
     // Rectangles of a matrix 96 wide (another pitch now and then), in two buffers; a rectangle of one row
     // or of full width is a plain range. Contract: a lookup visits every entry whose elements can meet the
@@ -372,6 +441,12 @@ TEST_CASE("random tiles, rows and erases keep every grid and linear lookup compl
         r.cols = pick(0, 5) == 0 ? r.pitch : pick(1, 40);
         r.col = pick(0, r.pitch - r.cols);
         r.is_writer = pick(0, 1) == 1;
+        if (banded && pick(0, 1) == 0) {
+            r.rows = pick(0, 5) == 0 ? 11 : 12;
+            r.row = 12 * pick(0, 3);
+            r.cols = 8;
+            r.col = pick(0, 2) == 0 ? pick(0, r.pitch - 8) : 8 * pick(0, r.pitch / 8 - 1);
+        }
         return r;
     };
     auto cells = [](const Rect& r) {
@@ -438,6 +513,142 @@ TEST_CASE("random tiles, rows and erases keep every grid and linear lookup compl
     CHECK(ix.index.buffer_count() == 0);
 }
 
+TEST_CASE("a read repeated while only readers are added walks its remembered candidates",
+          "[tensormap][index][extents]") {
+    // 64 rows of a tile written one by one (interleaved with rows of other tiles), then the tile read
+    // 40 times, each read adding a reader entry: the repeats walk exactly the 64 writers.
+    Index ix(4096);
+    constexpr std::int64_t kRow = 256;
+    std::vector<std::uint32_t> tile;
+    for (std::int64_t r = 0; r < 128; ++r) {
+        const std::uint32_t e = ix.add(kBase, r * kRow, r * kRow + kRow - 1, true);
+        if (r % 2 == 0) tile.push_back(e);
+    }
+    // The tile: the even rows 0..126, as one strided view (rows of kRow every 2 * kRow).
+    const RowWindow window{2 * kRow, 0, kRow - 1};
+    const std::int64_t lo = 0, hi = 126 * kRow + kRow - 1;
+    std::vector<std::uint32_t> first;
+    for (int k = 0; k < 40; ++k) {
+        std::uint64_t walked = 0;
+        const std::vector<std::uint32_t> seen = ix.query(kBase, lo, hi, Match::Writers, &walked, window);
+        if (k == 0) first = seen;
+        CHECK(seen == first);
+        if (k > 0) CHECK(walked == first.size());
+        ix.add(kBase, lo, hi, false, window);
+    }
+    CHECK(std::includes(first.begin(), first.end(), tile.begin(), tile.end()));
+    // A new writer in the tile is found; an erased one is not.
+    const std::uint32_t late = ix.add(kBase, 2 * kRow, 3 * kRow - 1, true);
+    CHECK(std::count(first.begin(), first.end(), late) == 0);
+    std::vector<std::uint32_t> seen = ix.query(kBase, lo, hi, Match::Writers, nullptr, window);
+    CHECK(std::count(seen.begin(), seen.end(), late) == 1);
+    ix.remove(tile[5]);
+    seen = ix.query(kBase, lo, hi, Match::Writers, nullptr, window);
+    CHECK(std::count(seen.begin(), seen.end(), tile[5]) == 0);
+    CHECK(std::count(seen.begin(), seen.end(), late) == 1);
+}
+
+TEST_CASE("tiles and rows written in order and read back right after stay complete",
+          "[tensormap][index][extents][random]") {
+    const std::uint64_t seed = GENERATE(51u, 52u, 53u);
+    INFO("seed " << seed);
+    Picker pick(seed);
+    // What the Extent shortcuts are for: a matrix 64 wide written band after band (column chunks of 8
+    // rows, or whole rows), each write mostly read back at once or a little later, sometimes rewritten,
+    // sometimes erased, with now and then a write or read anywhere. Every lookup is checked against brute
+    // force over the rectangles' cells: it visits every entry that meets the query, each once, and
+    // nothing whose linear range misses it.
+    constexpr std::int64_t kPitch = 64;
+    struct Rect {
+        std::int64_t row, rows, col, cols;
+        bool is_writer;
+        [[nodiscard]] std::int64_t lo() const { return row * kPitch + col; }
+        [[nodiscard]] std::int64_t hi() const { return (row + rows - 1) * kPitch + col + cols - 1; }
+        [[nodiscard]] bool meets(const Rect& o) const {
+            return row < o.row + o.rows && o.row < row + rows && col < o.col + o.cols && o.col < col + cols;
+        }
+    };
+    Index ix(2048);
+    std::vector<std::pair<std::uint32_t, Rect>> live;
+    std::vector<Rect> recent;  // what was written lately, to be read back
+    std::int64_t band = 0, col = 0;
+    auto next_write = [&]() {
+        Rect r{band * 8, 8, col, 8, true};
+        if (pick(0, 5) == 0) r = Rect{band * 8 + pick(0, 7), 1, 0, kPitch, true};  // a whole row
+        if (pick(0, 15) == 0) r = Rect{pick(0, band * 8 + 8), pick(1, 9), pick(0, 48), pick(1, 16), true};
+        col += 8;
+        if (col == kPitch || pick(0, 11) == 0) {
+            col = 0;
+            band += 1;
+        }
+        return r;
+    };
+    auto lookup = [&](const Rect& q, Match match) {
+        std::vector<std::uint32_t> required, allowed, seen;
+        for (const auto& [e, r] : live) {
+            if (match == Match::Writers && !r.is_writer) continue;
+            if (match == Match::Contained ? r.lo() < q.lo() || r.hi() > q.hi()
+                                          : r.lo() > q.hi() || r.hi() < q.lo())
+                continue;
+            allowed.push_back(e);
+            if (match != Match::Contained && r.meets(q)) required.push_back(e);
+        }
+        const bool erase_during = pick(0, 7) == 0;
+        ix.index.for_each_candidate(kBase, q.lo(), q.hi(), Index::tile_window(kPitch, q.col, q.cols, q.rows),
+                                    match, [&](std::uint32_t e) {
+                                        seen.push_back(e);
+                                        if (erase_during && e % 2 == 0) ix.remove(e);
+                                    });
+        std::sort(required.begin(), required.end());
+        std::sort(allowed.begin(), allowed.end());
+        std::sort(seen.begin(), seen.end());
+        REQUIRE(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+        REQUIRE(std::includes(seen.begin(), seen.end(), required.begin(), required.end()));
+        REQUIRE(std::includes(allowed.begin(), allowed.end(), seen.begin(), seen.end()));
+        if (erase_during)
+            live.erase(std::remove_if(live.begin(), live.end(),
+                                      [&](const auto& lr) {
+                                          return lr.first % 2 == 0 &&
+                                                 std::binary_search(seen.begin(), seen.end(), lr.first);
+                                      }),
+                       live.end());
+    };
+    for (int step = 0; step < 8000 && band < 200; ++step) {
+        const auto op = pick(0, 9);
+        if (op < 4 && live.size() < 2048) {
+            const Rect w = next_write();
+            lookup(w, Match::Accesses);
+            lookup(w, Match::Contained);
+            live.push_back({ix.add_tile(kBase, kPitch, w.row, w.rows, w.col, w.cols, true), w});
+            recent.push_back(w);
+            if (recent.size() > 4) recent.erase(recent.begin());
+        } else if (op < 7 && !recent.empty()) {
+            Rect r = recent[std::size_t(pick(0, std::int64_t(recent.size()) - 1))];
+            if (pick(0, 3) == 0) r.rows = std::max<std::int64_t>(1, r.rows - 1);  // part of it
+            lookup(r, Match::Writers);
+            r.is_writer = false;
+            if (live.size() < 2048)
+                live.push_back({ix.add_tile(kBase, kPitch, r.row, r.rows, r.col, r.cols, false), r});
+        } else if (op < 8 && !recent.empty()) {
+            const Rect w = recent.back();  // written again
+            lookup(w, Match::Accesses);
+            if (live.size() < 2048)
+                live.push_back({ix.add_tile(kBase, kPitch, w.row, w.rows, w.col, w.cols, true), w});
+        } else if (op < 9 && !live.empty()) {
+            const std::size_t k = std::size_t(pick(0, std::int64_t(live.size()) - 1));
+            ix.remove(live[k].first);
+            live.erase(live.begin() + std::ptrdiff_t(k));
+        } else {
+            const Rect q{pick(0, band * 8 + 8), pick(1, 9), pick(0, 48), pick(1, 16), false};
+            lookup(q, Match(pick(0, 2)));
+        }
+        REQUIRE(ix.pool.size() == live.size());
+    }
+    for (const auto& lr : live)
+        ix.remove(lr.first);
+    CHECK(ix.index.buffer_count() == 0);
+}
+
 TEST_CASE("the index grows its bucket and buffer tables in place and stays exact", "[tensormap][index]") {
     // Far more entries and buffers than the initial tables hold: every growth relinks what is live.
     Index ix(1 << 15);
@@ -458,6 +669,37 @@ TEST_CASE("the index grows its bucket and buffer tables in place and stays exact
     CHECK(ix.query(kBase, 0, 1 << 30, Match::Accesses).empty());
     const std::uint32_t again = ix.add(kBase, 0, 9);
     CHECK(ix.query(kBase, 5, 5, Match::Writers) == std::vector<std::uint32_t>{again});
+}
+
+TEST_CASE("entries linked when a probe first needs them, while the table grows, stay exact",
+          "[tensormap][index][extents]") {
+    // 1000 indexed buffers of 20 interleaved writers and readers each: no entry is linked until a probe
+    // of its kind; the probes below link them buffer by buffer, growing the bucket table several times
+    // in between, and every lookup (before and after, with erases) matches brute force.
+    Index ix(1 << 15);
+    std::vector<std::uint32_t> live;
+    auto base_of = [](std::int64_t v) { return kBase + 64 * std::uintptr_t(v % 1000); };
+    for (std::int64_t v = 0; v < 20000; ++v)
+        live.push_back(ix.add(base_of(v), v * 100, v * 100 + 99, v % 3 != 0));
+    CHECK(ix.index.buffer_count() == 1000);
+    for (std::int64_t b = 0; b < 1000; ++b) {
+        // A write overlapping the middle third of the buffer's views (probes both kinds), then a read
+        // of its first view (probes writers), then an erase.
+        const std::int64_t mid = (b + 7000) * 100;
+        ix.check_lookup(live, base_of(b), mid, mid + 5000 * 100, Match::Accesses,
+                        [](std::uint32_t) { return false; });
+        ix.check_lookup(live, base_of(b), b * 100, b * 100 + 50, Match::Writers,
+                        [](std::uint32_t) { return false; });
+        ix.remove(live[std::size_t(b)]);
+        live[std::size_t(b)] = live.back();
+        live.pop_back();
+    }
+    for (std::int64_t b = 0; b < 1000; b += 37)
+        ix.check_lookup(live, base_of(b), 0, 20000 * 100, Match(b % 3),
+                        [](std::uint32_t e) { return e % 5 == 0; });
+    for (std::uint32_t e : live)
+        ix.remove(e);
+    CHECK(ix.index.buffer_count() == 0);
 }
 
 TEST_CASE("the entry pool hands out each entry once, keeps age order and reuses the last released first",

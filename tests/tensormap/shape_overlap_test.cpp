@@ -177,6 +177,49 @@ TEST_CASE("contiguous views of any rank normalise to one range with exactly thei
     }
 }
 
+TEST_CASE("ranges and views of rows normalise through the shortcut exactly as through the general path",
+          "[tensormap][overlap][normal-form]") {
+    // Random views with one outer dimension over a contiguous run, contiguous views, and near misses (a
+    // stride that overlaps the run, a third dimension, a negative stride, an empty dimension):
+    // build_simple either declines or builds what the general path builds, with the same row window.
+    std::mt19937_64 rng(23);
+    int ranges = 0;
+    int rows_taken = 0;
+    for (int n = 0; n < 20000; ++n) {
+        TensorView v = test::range(test::buffer(1), 0, 1);
+        v.ndim = std::uint8_t(pick(rng, 0, 5));
+        v.offset = pick(rng, -200, 200);
+        std::int64_t inner = 1;
+        for (int d = v.ndim - 1; d >= 0; --d) {
+            v.shape[d] = std::uint32_t(pick(rng, 0, 9) == 0 ? pick(rng, 0, 1) : pick(rng, 1, 5));
+            const auto kind = pick(rng, 0, 9);
+            v.strides[d] = kind < 5 ? inner : kind < 8 ? inner + pick(rng, -3, 12) : pick(rng, -20, 40);
+            inner *= std::max<std::int64_t>(1, v.shape[d]);
+        }
+        INFO(test::describe(v));
+        ViewShape simple{};
+        detail::RowWindow window{};
+        ViewShape general{};
+        detail::build_general_shape(v, general);
+        const detail::SimpleForm form = detail::build_simple(v, simple, window);
+        if (form == detail::SimpleForm::None) continue;
+        (form == detail::SimpleForm::Range ? ranges : rows_taken) += 1;
+        REQUIRE(shape_elements(simple) == test::elements(v));
+        CHECK(detail::same_layout(general, simple));
+        CHECK(general.last == simple.last);
+        CHECK(general.is_chain == simple.is_chain);
+        CHECK(detail::is_dense(simple) == (form == detail::SimpleForm::Range));
+        const detail::RowWindow expected = detail::row_window(general);
+        CHECK(window.pitch == expected.pitch);
+        CHECK(window.phase == expected.phase);
+        CHECK(window.width == expected.width);
+        ViewShape contiguous{};
+        CHECK(detail::build_contiguous(v, contiguous) == (form == detail::SimpleForm::Range));
+    }
+    CHECK(ranges > 1000);
+    CHECK(rows_taken > 1000);
+}
+
 TEST_CASE("a row window proves tiles side by side disjoint and nothing else", "[tensormap][overlap]") {
     void* m = test::buffer(1);
     const auto window = [m](std::uint32_t row, std::uint32_t rows, std::uint32_t col, std::uint32_t cols) {

@@ -51,7 +51,7 @@ class TensorMap {
     };
 
     /// entry_capacity: most live entries (RuntimeConfig::tensormap_entries); a power of two in 64..2^26.
-    /// Reserves about 330 bytes per entry (21 MiB at the default 2^16) but initialises entries on first
+    /// Reserves about 540 bytes per entry (34 MiB at the default 2^16) but initialises entries on first
     /// use: construction costs a few microseconds whatever the capacity, and memory is touched only as
     /// entries are used. Throws InvalidConfig naming the knob otherwise.
     explicit TensorMap(std::uint32_t entry_capacity);
