@@ -6,48 +6,13 @@
 namespace pto::detail {
 
 EdgeLinker::EdgeLinker(std::uint32_t window_tasks) : staging_(std::make_unique<Staging[]>(window_tasks)) {
-    selected_.reserve(4096);
     staged_producers_.reserve(kMaxStagedEdges);
-}
-
-std::uint32_t EdgeLinker::select_producers(TaskId id, std::span<const TaskId> producers,
-                                           const TaskWindow& window, TaskSlot& consumer,
-                                           OrchestratorStats& stats) {
-    std::uint32_t selected = 0;
-    const std::uint64_t retired_before = window.retired_before();
-    for (TaskId p : producers) {
-        if (p.value < retired_before) {
-            ++stats.edges_to_retired;
-            // A producer that failed or was cancelled cancels its consumers even after it retired
-            // (docs/reliability.md).
-            if (window.retired().is_unsuccessful(p)) [[unlikely]]
-                consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
-            continue;
-        }
-        const std::uint32_t ps = window.slot_of(p.value);
-        Staging& producer = staging_[ps];
-        if (producer.last_consumer == id.value) {
-            ++stats.edges_duplicate;
-            continue;
-        }
-        producer.last_consumer = id.value;
-        selected_.push_back(ps);
-        ++selected;
-    }
-    return selected;
-}
-
-void EdgeLinker::stage(std::uint32_t slot, std::size_t first, std::uint32_t count, EdgePool& edges) {
-    const std::uint32_t* producers = selected_.data() + first;
-    for (std::uint32_t i = 0; i < count; ++i)
-        stage_one(producers[i], slot, edges);
-    staged_edges_ += count;
 }
 
 std::uint32_t EdgeLinker::select_and_stage(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
                                            const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
                                            OrchestratorStats& stats) {
-    // select_producers and stage in one pass, for a single task: nothing is published before the flush.
+    // Nothing is published before the flush, so each producer is staged as soon as it is selected.
     std::uint32_t staged = 0;
     const std::uint64_t retired_before = window.retired_before();
     for (TaskId p : producers) {

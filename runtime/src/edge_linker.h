@@ -25,26 +25,18 @@ class EdgeLinker {
 
     explicit EdgeLinker(std::uint32_t window_tasks);
 
-    // ---- Selection (one submit or one template instance)
+    // ---- Selection and staging (one task: a submit, or a node of a template instance)
 
-    /// clear_selection: starts the selection of a submit or an instance.
-    void clear_selection() { selected_.clear(); }
-    /// select_producers: appends the slots of `producers` that consumer `id` must link to, and returns how
-    /// many: a producer already retired is skipped (and cancels `consumer` if it failed or was cancelled),
-    /// a producer named twice is linked once.
-    std::uint32_t select_producers(TaskId id, std::span<const TaskId> producers, const TaskWindow& window,
-                                   TaskSlot& consumer, OrchestratorStats& stats);
-
-    // ---- Staging and flushing
-
-    /// stage: stages edges to consumer `slot` from `count` selected producers, starting at selection
-    /// index `first`, taking one edge node each (the caller reserved them).
-    void stage(std::uint32_t slot, std::size_t first, std::uint32_t count, EdgePool& edges);
-    /// select_and_stage: select_producers and stage for one task in one pass (a template instance selects
-    /// for every node before it stages any); the caller reserved an edge node per producer.
+    /// select_and_stage: stages an edge to consumer `slot` (task `id`) from each producer it must link to,
+    /// and returns how many: a producer already retired is skipped (and cancels `consumer` if it failed or
+    /// was cancelled), a producer named twice is linked once. Takes one edge node per staged edge (the
+    /// caller reserved them), in the order the producers are named.
     std::uint32_t select_and_stage(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
                                    const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
                                    OrchestratorStats& stats);
+
+    // ---- Flushing
+
     /// should_flush: outside a scope edges are spliced at once; inside one, when the staging fills.
     [[nodiscard]] bool should_flush(bool scoped) const { return !scoped || staged_edges_ >= kMaxStagedEdges; }
     [[nodiscard]] bool has_staged() const { return !staged_producers_.empty(); }
@@ -86,7 +78,6 @@ class EdgeLinker {
     };
 
     std::unique_ptr<Staging[]> staging_;           // per window slot
-    std::vector<std::uint32_t> selected_;          // producer slots selected for linking
     std::vector<std::uint32_t> staged_producers_;  // producers with staged consumers
     std::uint64_t staged_edges_ = 0;
 

@@ -149,8 +149,6 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes,
 void Runtime::Impl::init_instance_slots(std::span<const InstanceNode> nodes, TaskId first, bool scoped) {
     // Every slot, fanin counts included, is initialised before any node is published, so a node that
     // completes at once finds its internal consumers ready to be released.
-    linker.clear_selection();
-    std::uint64_t edge_cursor = engine.edges.head();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const InstanceNode& n = nodes[i];
         const TaskId id = first.plus(i);
@@ -162,13 +160,15 @@ void Runtime::Impl::init_instance_slots(std::span<const InstanceNode> nodes, Tas
         t.static_producers = n.producer_offsets.data();
         // Internal consumers each hold a reference until they finish, like dynamic ones.
         t.link.store(kLinkRefUnit * (1 + n.consumer_offsets.size()), std::memory_order_relaxed);
-        const std::uint32_t external = linker.select_producers(id, n.external_producers, window, t, stats);
+        // Boundary edges are staged at once: nothing is published before the flush after link_instance.
+        const std::uint64_t edge_begin = engine.edges.head();
+        const std::uint32_t external =
+            linker.select_and_stage(id, slot, n.external_producers, window, t, engine.edges, stats);
         t.fanin_pending.store(static_cast<std::int32_t>(external + n.producer_offsets.size()),
                               std::memory_order_relaxed);
-        t.fanin_edge_begin = static_cast<std::uint32_t>(edge_cursor);
+        t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
         t.fanin_edge_count = external;
-        edge_cursor += external;
-        window.set_marks(slot, detail::RingMarks{edge_cursor, heap.head(), engine.args.head()});
+        window.set_marks(slot, detail::RingMarks{edge_begin + external, heap.head(), engine.args.head()});
         count_submit(n.spec);
         recorder.instance_node(n, id);
     }
@@ -177,16 +177,13 @@ void Runtime::Impl::init_instance_slots(std::span<const InstanceNode> nodes, Tas
 }
 
 void Runtime::Impl::link_instance(std::span<const InstanceNode> nodes, TaskId first) {
-    // Boundary edges, then each node settles its fanin, in node order. Ends before flush_links, which times
-    // itself into the same counter.
+    // Each node settles its fanin, in node order (its boundary edges were staged with its slot). Ends before
+    // flush_links, which times itself into the same counter.
     PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
-    std::size_t offset = 0;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const InstanceNode& n = nodes[i];
         const std::uint32_t slot = window.slot_of(first.value + i);
         const std::uint32_t external = engine.tasks[slot].fanin_edge_count;
-        linker.stage(slot, offset, external, engine.edges);
-        offset += external;
         if (n.spec.kind == TaskKind::Alloc) {
             engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
         } else if (external + n.producer_offsets.size() == 0) {

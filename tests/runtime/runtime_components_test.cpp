@@ -122,27 +122,6 @@ TEST_CASE("the task window retires in id order what no scope and no reference ho
     CHECK(window.published_retired() == 4);
 }
 
-TEST_CASE("the edge linker merges duplicate producers and skips retired ones", "[runtime][linker]") {
-    TaskWindow window(8);
-    TaskTable tasks(8);
-    EdgeLinker linker(8);
-    pto::OrchestratorStats stats;
-    window.start_run();
-    submit(window, tasks, 0, false, RingMarks{});  // task 0: retires below
-    submit(window, tasks, 1, false, RingMarks{});  // task 1
-    submit(window, tasks, 1, false, RingMarks{});  // task 2
-    window.retire(tasks, [](const RingMarks&) {});
-    REQUIRE(window.retired_before() == 1);
-    submit(window, tasks, 1, false, RingMarks{});  // task 3: the consumer
-    const TaskId producers[] = {TaskId{2}, TaskId{0}, TaskId{1}, TaskId{2}};
-    linker.clear_selection();
-    CHECK(linker.select_producers(TaskId{3}, producers, window, tasks[window.slot_of(3)], stats) == 2);
-    CHECK(stats.edges_duplicate == 1);
-    CHECK(stats.edges_to_retired == 1);
-    CHECK(tasks[window.slot_of(3)].outcome.load() == Outcome::Ok);  // the retired producer succeeded
-    CHECK(linker.is_drained());
-}
-
 TEST_CASE("selecting and staging in one pass stages one edge per distinct live producer",
           "[runtime][linker]") {
     TaskWindow window(8);
