@@ -72,8 +72,9 @@ class ArgRing {
         const std::uint64_t offset = append(tensors.size(), scalars.size());
         ArgRecord& record = mutable_record(offset);
         // One block copy each (trivially copyable): cheaper than an element loop for the usual 2-8 tensors.
-        std::memcpy(&record + 1, scalars.data(), scalars.size_bytes());
-        std::memcpy(record.mutable_tensors(), tensors.data(), tensors.size_bytes());
+        // An empty span may have a null data pointer, which memcpy must not be given even for 0 bytes.
+        if (!scalars.empty()) std::memcpy(&record + 1, scalars.data(), scalars.size_bytes());
+        if (!tensors.empty()) std::memcpy(record.mutable_tensors(), tensors.data(), tensors.size_bytes());
         return offset;
     }
 
