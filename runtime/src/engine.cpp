@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "host_cpus.h"
+
 namespace pto::detail {
 
 Engine::Engine(const RuntimeConfig& cfg)
@@ -13,7 +15,8 @@ Engine::Engine(const RuntimeConfig& cfg)
       args(cfg.argument_ring_bytes()),
       edges(cfg.edge_capacity),
       ready(cfg.window_tasks),
-      wake(cfg.scheduler_threads) {}
+      wake(cfg.scheduler_threads, awake_scheduler_limit(cfg.executor, cfg.scheduler_threads, usable_cpus()),
+           cfg.executor == Executor::Instant) {}
 
 std::string Engine::kernel_name(FuncId f) const {
     if (const KernelInfo* k = kernel(f)) return k->name;
