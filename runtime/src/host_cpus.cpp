@@ -22,11 +22,12 @@ std::uint32_t usable_cpus() {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
-std::uint32_t awake_scheduler_limit(Executor executor, std::uint32_t scheduler_threads, std::uint32_t cpus) {
+std::uint32_t awake_scheduler_limit(Executor executor, std::uint32_t scheduler_threads, std::uint32_t cpus,
+                                    bool orchestrator_waiting) {
     if (executor != Executor::Instant) return scheduler_threads;
     // The orchestrator keeps one CPU busy while it submits; at least one scheduler stays wakeable.
-    const std::uint32_t beside_orchestrator = cpus > 1 ? cpus - 1 : 1;
-    return std::clamp(beside_orchestrator, 1u, scheduler_threads);
+    const std::uint32_t free_cpus = orchestrator_waiting ? cpus : (cpus > 1 ? cpus - 1 : 1);
+    return std::clamp(free_cpus, 1u, scheduler_threads);
 }
 
 }  // namespace pto::detail

@@ -18,7 +18,8 @@ namespace pto::detail {
 /// and more only take CPU time from the orchestrator and from each other. With the timed and compute
 /// executors a block can only go to a thread with an idle core, which may be a sleeping one, so every
 /// scheduler may be woken (the limit is the thread count).
+/// `orchestrator_waiting`: the limit while the orchestrator is parked (one CPU more).
 [[nodiscard]] std::uint32_t awake_scheduler_limit(Executor executor, std::uint32_t scheduler_threads,
-                                                  std::uint32_t cpus);
+                                                  std::uint32_t cpus, bool orchestrator_waiting = false);
 
 }  // namespace pto::detail

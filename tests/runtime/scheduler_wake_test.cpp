@@ -34,11 +34,16 @@ TEST_CASE("the instant executor keeps one awake scheduler per CPU beside the orc
         CHECK(awake_scheduler_limit(e, 3, 2) == 3);
         CHECK(awake_scheduler_limit(e, 5, 64) == 5);
     }
+    // While the orchestrator is parked its CPU is free too.
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 1, true) == 1);
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 2, true) == 2);
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 8, true) == 3);
+    CHECK(awake_scheduler_limit(Executor::Timed, 3, 2, true) == 3);
     CHECK(pto::detail::usable_cpus() >= 1);
 }
 
 TEST_CASE("an idle scheduler parks at once while more than the limit are awake", "[runtime][wake]") {
-    WakeUps wake(3, 1, true);
+    WakeUps wake(3, 1, 2, true);
     CHECK(wake.over_awake_limit());  // three awake, one kept
     wake.enter_sleep();
     CHECK(wake.over_awake_limit());
@@ -48,9 +53,13 @@ TEST_CASE("an idle scheduler parks at once while more than the limit are awake",
     CHECK_FALSE(wake.over_awake_limit());
     wake.leave_sleep();
     wake.leave_sleep();
+    CHECK(wake.over_awake_limit());  // two awake
+    wake.orchestrator_parks(false);  // its CPU is free: two may stay awake
+    CHECK_FALSE(wake.over_awake_limit());
+    wake.orchestrator_resumes();
     CHECK(wake.over_awake_limit());
 
-    WakeUps every(3, 3, false);  // timed and compute: never over the limit
+    WakeUps every(3, 3, 3, false);  // timed and compute: never over the limit
     CHECK_FALSE(every.over_awake_limit());
 }
 
