@@ -16,10 +16,10 @@ namespace pto::detail {
 
 class WakeUps {
   public:
-    /// `awake_limit` (awake_scheduler_limit in host_cpus.h): below `scheduler_threads`, a push wakes one
-    /// sleeper and only while fewer than this many schedulers are awake; equal to it (timed and compute
-    /// executors), a push wakes every sleeper, since only a particular thread may have the idle core.
-    /// `awake_limit_waiting` replaces it while the orchestrator is parked and leaves its CPU free.
+    /// `wake_one` (the instant executor): a push wakes one sleeper, and only while fewer than `awake_limit`
+    /// (awake_scheduler_limit in host_cpus.h) schedulers are awake; `awake_limit_waiting` replaces it while
+    /// the orchestrator is parked and leaves its CPU free. Otherwise (timed and compute executors) a push
+    /// wakes every sleeper, since only a particular thread may have the idle core a block needs.
     WakeUps(std::uint32_t scheduler_threads, std::uint32_t awake_limit, std::uint32_t awake_limit_waiting,
             bool wake_one);
 
