@@ -16,7 +16,6 @@ Engine::Engine(const RuntimeConfig& cfg)
       edges(cfg.edge_capacity),
       ready(cfg.window_tasks),
       wake(cfg.scheduler_threads, awake_scheduler_limit(cfg.executor, cfg.scheduler_threads, usable_cpus()),
-           awake_scheduler_limit(cfg.executor, cfg.scheduler_threads, usable_cpus(), true),
            cfg.executor == Executor::Instant) {}
 
 std::string Engine::kernel_name(FuncId f) const {

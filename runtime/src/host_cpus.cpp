@@ -22,12 +22,12 @@ std::uint32_t usable_cpus() {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
-std::uint32_t awake_scheduler_limit(Executor executor, std::uint32_t scheduler_threads, std::uint32_t cpus,
-                                    bool orchestrator_waiting) {
+std::uint32_t awake_scheduler_limit(Executor executor, std::uint32_t scheduler_threads, std::uint32_t cpus) {
     if (executor != Executor::Instant) return scheduler_threads;
-    // The orchestrator keeps one CPU busy while it submits; at least one scheduler stays wakeable.
-    const std::uint32_t free_cpus = orchestrator_waiting ? cpus : (cpus > 1 ? cpus - 1 : 1);
-    return std::clamp(free_cpus, 1u, scheduler_threads);
+    // Not one CPU fewer for the orchestrator: a single awake scheduler parks in the orchestrator's gaps
+    // between pushes, and then every push after a gap pays a futex wake on the orchestrator's thread
+    // (docs/benchmarks.md, "End to end on an oversubscribed host"). At least one stays wakeable.
+    return std::clamp(cpus, 1u, scheduler_threads);
 }
 
 }  // namespace pto::detail

@@ -326,7 +326,6 @@ void Scheduler::loop() {
     Backend<E> backend(*this);
     SchedulerPass pass(backend, pass_);
     std::uint32_t idle_passes = 0;
-    const bool yields = engine_.wake.awake_limit() >= engine_.config.scheduler_threads;
     while (!engine_.control.shutting_down()) {
         // Epoch first, then the flag: the orchestrator disables dispatch before bumping the epoch, so
         // seeing epoch e (acquire) and then "disabled" proves no pass will run until dispatch is enabled
@@ -360,12 +359,7 @@ void Scheduler::loop() {
         if (idle_passes < kSpinPasses) {
             cpu_relax();
         } else if (idle_passes < kSpinPasses + kYieldPasses) {
-            // Below the thread count the limit leaves each awake scheduler a CPU of its own: a yield would
-            // only be a system call. Otherwise it lets a thread sharing this CPU (the orchestrator) run.
-            if (yields)
-                std::this_thread::yield();
-            else
-                cpu_relax();
+            std::this_thread::yield();
         } else {
             // Read before the park: the orchestrator may take a sleeping scheduler for quiesced
             // (quiesce_schedulers) and rewrite the settings for the next run while it sleeps; without

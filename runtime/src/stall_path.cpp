@@ -86,11 +86,9 @@ void Runtime::Impl::settle_run(bool recovering) {
             run.release(detail::RunPhase::Draining);
             detail::throw_error(ErrorCode::Stall, std::move(text));
         }
-        engine.wake.orchestrator_parks(!engine.ready.all_empty());
         engine.wake.orchestrator().park_until(
             [&] { return engine.progress.is_drained() || watchdog->stalled(); },
             std::min(grace_end, Clock::now() + std::chrono::milliseconds(10)));
-        engine.wake.orchestrator_resumes();
     }
 }
 

@@ -103,10 +103,8 @@ void Runtime::Impl::wait_for_one(TaskId task) {
                                                       " (while the orchestration function waited for task " +
                                                       std::to_string(task.value) + "); the run was aborted");
         }
-        engine.wake.orchestrator_parks(!engine.ready.all_empty());
         engine.wake.orchestrator().park_until([&] { return is_done() || watchdog->stalled(); },
                                               detail::Parker::Clock::now() + std::chrono::milliseconds(10));
-        engine.wake.orchestrator_resumes();
     }
 }
 

@@ -17,11 +17,9 @@ namespace pto::detail {
 class WakeUps {
   public:
     /// `wake_one` (the instant executor): a push wakes one sleeper, and only while fewer than `awake_limit`
-    /// (awake_scheduler_limit in host_cpus.h) schedulers are awake; `awake_limit_waiting` replaces it while
-    /// the orchestrator is parked and leaves its CPU free. Otherwise (timed and compute executors) a push
-    /// wakes every sleeper, since only a particular thread may have the idle core a block needs.
-    WakeUps(std::uint32_t scheduler_threads, std::uint32_t awake_limit, std::uint32_t awake_limit_waiting,
-            bool wake_one);
+    /// (awake_scheduler_limit in host_cpus.h) schedulers are awake. Otherwise (timed and compute executors)
+    /// a push wakes every sleeper, since only a particular thread may have the idle core a block needs.
+    WakeUps(std::uint32_t scheduler_threads, std::uint32_t awake_limit, bool wake_one);
 
     /// wake_sleeping_schedulers: after pushing ready work, makes sure an awake scheduler will see it (a
     /// seq_cst fence, then one load when none sleeps). A scheduler counted awake runs another pass, or
@@ -36,7 +34,7 @@ class WakeUps {
             wake_all_schedulers();
             return;
         }
-        if (thread_count_ - sleeping >= awake_limit_now_.load(std::memory_order_relaxed)) return;
+        if (thread_count_ - sleeping >= awake_limit_) return;
         wake_one_scheduler();
     }
     /// wake_for_dispatch: dispatch was just enabled: wakes as many schedulers as the policy keeps awake
@@ -72,23 +70,8 @@ class WakeUps {
     }
     /// over_awake_limit: more schedulers are awake than the policy keeps; an idle one should park now.
     [[nodiscard]] bool over_awake_limit() const {
-        return thread_count_ - sleeping_.load(std::memory_order_relaxed) >
-               awake_limit_now_.load(std::memory_order_relaxed);
+        return thread_count_ - sleeping_.load(std::memory_order_relaxed) > awake_limit_;
     }
-    /// orchestrator_parks / orchestrator_resumes: around the orchestrator's parks inside the runtime (the end
-    /// of a run, back-pressure, pto::wait). Its CPU is free meanwhile, so one more scheduler may take ready
-    /// work (`work_queued`: wakes one now). A stale limit only wakes or parks one scheduler more or less;
-    /// at least one stays wakeable either way.
-    void orchestrator_parks(bool work_queued) {
-        if (!wake_one_ || awake_limit_waiting_ == awake_limit_) return;
-        awake_limit_now_.store(awake_limit_waiting_, std::memory_order_relaxed);
-        if (work_queued) wake_sleeping_schedulers();
-    }
-    void orchestrator_resumes() {
-        if (!wake_one_ || awake_limit_waiting_ == awake_limit_) return;
-        awake_limit_now_.store(awake_limit_, std::memory_order_relaxed);
-    }
-    [[nodiscard]] std::uint32_t awake_limit() const { return awake_limit_; }
 
     /// IdleCount: idle AIC and AIV cores.
     struct IdleCount {
@@ -127,8 +110,6 @@ class WakeUps {
 
     std::uint32_t thread_count_;
     std::uint32_t awake_limit_;
-    std::uint32_t awake_limit_waiting_;
-    std::atomic<std::uint32_t> awake_limit_now_;  // one of the two above
     bool wake_one_;
     std::vector<std::unique_ptr<Parker>> scheduler_parkers_;
     std::unique_ptr<IdleCores[]> idle_cores_;  // one per scheduler thread
@@ -136,12 +117,9 @@ class WakeUps {
     Parker orchestrator_;
 };
 
-inline WakeUps::WakeUps(std::uint32_t scheduler_threads, std::uint32_t awake_limit,
-                        std::uint32_t awake_limit_waiting, bool wake_one)
+inline WakeUps::WakeUps(std::uint32_t scheduler_threads, std::uint32_t awake_limit, bool wake_one)
     : thread_count_(scheduler_threads),
       awake_limit_(awake_limit),
-      awake_limit_waiting_(awake_limit_waiting),
-      awake_limit_now_(awake_limit),
       wake_one_(wake_one),
       idle_cores_(std::make_unique<IdleCores[]>(scheduler_threads)) {
     for (std::uint32_t i = 0; i < scheduler_threads; ++i)

@@ -20,30 +20,24 @@ using namespace pto;
 using pto::detail::awake_scheduler_limit;
 using pto::detail::WakeUps;
 
-TEST_CASE("the instant executor keeps one awake scheduler per CPU beside the orchestrator",
-          "[runtime][wake]") {
+TEST_CASE("the instant executor keeps one awake scheduler per CPU", "[runtime][wake]") {
     CHECK(awake_scheduler_limit(Executor::Instant, 3, 1) == 1);
-    CHECK(awake_scheduler_limit(Executor::Instant, 3, 2) == 1);
-    CHECK(awake_scheduler_limit(Executor::Instant, 3, 3) == 2);
-    CHECK(awake_scheduler_limit(Executor::Instant, 3, 4) == 3);
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 2) == 2);
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 3) == 3);
     CHECK(awake_scheduler_limit(Executor::Instant, 3, 64) == 3);
     CHECK(awake_scheduler_limit(Executor::Instant, 1, 1) == 1);
+    CHECK(awake_scheduler_limit(Executor::Instant, 4, 0) == 1);  // at least one stays wakeable
     // A block of the timed and compute executors may need a sleeping thread's idle core: all stay wakeable.
     for (Executor e : {Executor::Timed, Executor::Compute}) {
         CHECK(awake_scheduler_limit(e, 3, 1) == 3);
         CHECK(awake_scheduler_limit(e, 3, 2) == 3);
         CHECK(awake_scheduler_limit(e, 5, 64) == 5);
     }
-    // While the orchestrator is parked its CPU is free too.
-    CHECK(awake_scheduler_limit(Executor::Instant, 3, 1, true) == 1);
-    CHECK(awake_scheduler_limit(Executor::Instant, 3, 2, true) == 2);
-    CHECK(awake_scheduler_limit(Executor::Instant, 3, 8, true) == 3);
-    CHECK(awake_scheduler_limit(Executor::Timed, 3, 2, true) == 3);
     CHECK(pto::detail::usable_cpus() >= 1);
 }
 
 TEST_CASE("an idle scheduler parks at once while more than the limit are awake", "[runtime][wake]") {
-    WakeUps wake(3, 1, 2, true);
+    WakeUps wake(3, 1, true);
     CHECK(wake.over_awake_limit());  // three awake, one kept
     wake.enter_sleep();
     CHECK(wake.over_awake_limit());
@@ -54,12 +48,8 @@ TEST_CASE("an idle scheduler parks at once while more than the limit are awake",
     wake.leave_sleep();
     wake.leave_sleep();
     CHECK(wake.over_awake_limit());  // two awake
-    wake.orchestrator_parks(false);  // its CPU is free: two may stay awake
-    CHECK_FALSE(wake.over_awake_limit());
-    wake.orchestrator_resumes();
-    CHECK(wake.over_awake_limit());
 
-    WakeUps every(3, 3, 3, false);  // timed and compute: never over the limit
+    WakeUps every(3, 3, false);  // timed and compute: never over the limit
     CHECK_FALSE(every.over_awake_limit());
 }
 
