@@ -332,7 +332,12 @@ void Scheduler::loop() {
         // again; acknowledging e tells the orchestrator this thread's statistics are stable.
         const std::uint64_t epoch = engine_.control.quiesce_epoch();
         if (!engine_.control.dispatch_enabled()) {
-            acked_epoch_.store(epoch, std::memory_order_release);
+            // seq_cst, then the unpark: the orchestrator may be parked in quiesce_schedulers waiting for
+            // this acknowledgement (Parker protocol); a load when it is not.
+            if (acked_epoch_.load(std::memory_order_relaxed) != epoch) {
+                acked_epoch_.store(epoch, std::memory_order_seq_cst);
+                engine_.wake.wake_orchestrator();
+            }
             Parker& parker = engine_.wake.scheduler_parker(index_);
             // Counted asleep like an idle park: once dispatch is enabled, a push wakes this thread only if
             // the awake ones are too few (WakeUps::wake_sleeping_schedulers).

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "logging.h"
@@ -122,11 +121,15 @@ void Runtime::Impl::quiesce_schedulers() {
     for (std::size_t i = 0; i < schedulers.size(); ++i) {
         const auto index = static_cast<std::uint32_t>(i);
         // A scheduler that read the old epoch just before it saw dispatch disabled acknowledges that one and
-        // parks; waking it again lets it acknowledge this one without waiting out its park limit.
-        while (schedulers[i]->acknowledged_epoch() != epoch) {
+        // parks; waking it again lets it acknowledge this one without waiting out its park limit. The
+        // orchestrator parks meanwhile rather than yielding: on a loaded host a yield sends it behind every
+        // runnable thread for a time slice, while the scheduler's acknowledgement wakes it (Scheduler::loop).
+        const auto acknowledged = [&] { return schedulers[i]->acknowledged_epoch() == epoch; };
+        while (!acknowledged()) {
             if (asleep_is_quiet && engine.wake.scheduler_parker(index).is_asleep()) break;
             engine.wake.wake_scheduler(index);
-            std::this_thread::yield();
+            engine.wake.orchestrator().park_until(
+                acknowledged, detail::Parker::Clock::now() + std::chrono::milliseconds(1));
         }
     }
 }
