@@ -80,12 +80,16 @@ void Runtime::Impl::wait_for_retirement(std::string_view knob) {
             prove_deadlock("wait_for_retirement (RuntimeConfig::" + std::string(knob) + ")")) [[unlikely]]
             throw_stall_while_waiting(knob);  // aborts the run
         orchestrator_waiting.store(true, std::memory_order_relaxed);
+        // seq_cst store, then the seq_cst re-check in the park: the waiter's half of the handshake with the
+        // thread that drops the slot's last reference (Engine::drop_reference).
+        engine.progress.await_slot(oldest);
         engine.wake.orchestrator().park_until(
             [&] {
                 return detail::link_refs(engine.tasks[oldest].link.load(std::memory_order_seq_cst)) == 0 ||
                        watchdog->stalled();
             },
             detail::Parker::Clock::now() + std::chrono::milliseconds(10));
+        engine.progress.stop_awaiting();
         orchestrator_waiting.store(false, std::memory_order_relaxed);
     }
 }

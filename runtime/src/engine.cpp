@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "host_cpus.h"
+
 namespace pto::detail {
 
 Engine::Engine(const RuntimeConfig& cfg)
@@ -13,7 +15,8 @@ Engine::Engine(const RuntimeConfig& cfg)
       args(cfg.argument_ring_bytes()),
       edges(cfg.edge_capacity),
       ready(cfg.window_tasks),
-      wake(cfg.scheduler_threads) {}
+      wake(cfg.scheduler_threads, awake_scheduler_limit(cfg.executor, cfg.scheduler_threads, usable_cpus()),
+           cfg.executor == Executor::Instant) {}
 
 std::string Engine::kernel_name(FuncId f) const {
     if (const KernelInfo* k = kernel(f)) return k->name;
@@ -104,9 +107,14 @@ void Engine::make_ready(std::uint32_t slot, CompletionContext& ctx) {
 }
 
 void Engine::drop_reference(std::uint32_t slot) {
-    // seq_cst: pairs with the orchestrator's park (Parker protocol) when it waits for a slot to retire.
+    // seq_cst, then the seq_cst load of the awaited slot: the completer's half of the handshake with an
+    // orchestrator waiting for this slot to retire (see "The awaited slot" in run_progress.h). Only that
+    // waiter is woken: waking the orchestrator on every last reference would cost a futex wake per task
+    // whenever it is parked for another reason (the end of the run), each one a context switch on a
+    // host with fewer cores than threads.
     const std::uint64_t before = tasks[slot].link.fetch_sub(kLinkRefUnit, std::memory_order_seq_cst);
-    if (link_refs(before) == 1) wake.wake_orchestrator();
+    if (link_refs(before) == 1 && progress.is_awaited(slot)) [[unlikely]]
+        wake.wake_orchestrator();
 }
 
 bool Engine::cancel_queued(CompletionContext& ctx) {

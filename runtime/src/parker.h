@@ -26,6 +26,8 @@ class Parker {
     bool park_until(Check&& check, Clock::time_point deadline) {
         std::unique_lock lock(mutex_);
         parked_.store(true, std::memory_order_seq_cst);
+        // Orders the store before check()'s loads even where they are not seq_cst themselves.
+        std::atomic_thread_fence(std::memory_order_seq_cst);
         bool ready = check();
         if (!ready && !notified_) cv_.wait_until(lock, deadline, [&] { return notified_; });
         notified_ = false;
@@ -33,14 +35,23 @@ class Parker {
         return ready || check();
     }
 
-    /// unpark: wakes the waiter if it is parked; cheap (one load) otherwise.
-    void unpark() {
-        if (!parked_.load(std::memory_order_seq_cst)) return;
+    /// unpark: wakes the waiter if it is parked; cheap (one load) otherwise. Returns whether it was parked.
+    bool unpark() {
+        if (!parked_.load(std::memory_order_seq_cst)) return false;
         {
             std::lock_guard lock(mutex_);
             notified_ = true;
         }
         cv_.notify_one();
+        return true;
+    }
+
+    /// is_asleep: whether the waiter sleeps now and nobody has woken it yet. While it sleeps it cannot
+    /// leave park_until without taking the mutex this takes, so everything it wrote before it parked is
+    /// visible to the caller, and stays as it was until the caller unparks it or its deadline passes.
+    [[nodiscard]] bool is_asleep() {
+        std::lock_guard lock(mutex_);
+        return parked_.load(std::memory_order_relaxed) && !notified_;
     }
 
   private:

@@ -45,12 +45,13 @@ class RunProgress {
     /// was handled is larger than the stamp drawn while handling it.
     std::uint64_t next_record_stamp() { return record_sequence_.fetch_add(1, std::memory_order_relaxed); }
 
-    // ---- The awaited slot (TaskPort::wait_for)
+    // ---- The awaited slot (TaskPort::wait_for, and back-pressure waiting for the oldest task to retire)
     //
     // Dekker handshake: the orchestrator stores the slot (seq_cst) and then re-checks the task's link word
-    // (seq_cst); a completer drops its last reference (seq_cst) and then loads the slot (seq_cst). Either the
-    // completer sees the waiter, or the waiter's re-check sees the closed bit. A stale match (a reused slot)
-    // only wakes the waiter once for nothing.
+    // (seq_cst); a completer closes the link word or drops a reference (seq_cst) and then loads the slot
+    // (seq_cst). Either the completer sees the waiter, or the waiter's re-check sees the closed bit (or no
+    // reference left). A stale match (a reused slot) only wakes the waiter once for nothing. Nobody else
+    // wakes the orchestrator for a task's completion or its last reference.
 
     void await_slot(std::uint32_t slot) { awaited_slot_.store(slot, std::memory_order_seq_cst); }
     void stop_awaiting() { awaited_slot_.store(kNoAwaitedSlot, std::memory_order_relaxed); }
@@ -63,7 +64,8 @@ class RunProgress {
     std::atomic<std::uint64_t> submitted_total_{~0ull};
     std::atomic<std::uint64_t> record_sequence_{0};
     alignas(kFalseSharingRange) std::atomic<std::uint64_t> progress_epoch_{0};
-    std::atomic<std::uint32_t> awaited_slot_{kNoAwaitedSlot};
+    // Own line: every completion reads it, the orchestrator writes it only around its waits.
+    alignas(kFalseSharingRange) std::atomic<std::uint32_t> awaited_slot_{kNoAwaitedSlot};
 };
 
 }  // namespace pto::detail

@@ -188,7 +188,7 @@ void Runtime::Impl::start_run() {
     watchdog->arm(/*new_run=*/true, run_start_ns, window.run_first_id());
     if (config.orchestration == OrchestrationMode::Concurrent) {
         engine.control.enable_dispatch();
-        engine.wake.wake_all_schedulers();
+        engine.wake.wake_for_dispatch();
     }
     run.advance(detail::RunPhase::Orchestrating);
 }
@@ -206,7 +206,7 @@ void Runtime::Impl::end_orchestration() {
     engine.progress.end_submission(window.submitted());
     if (config.orchestration == OrchestrationMode::Serial) {
         engine.control.enable_dispatch();
-        engine.wake.wake_all_schedulers();
+        engine.wake.wake_for_dispatch();
     }
 }
 

@@ -332,14 +332,23 @@ void Scheduler::loop() {
         // again; acknowledging e tells the orchestrator this thread's statistics are stable.
         const std::uint64_t epoch = engine_.control.quiesce_epoch();
         if (!engine_.control.dispatch_enabled()) {
-            acked_epoch_.store(epoch, std::memory_order_release);
+            // seq_cst, then the unpark: the orchestrator may be parked in quiesce_schedulers waiting for
+            // this acknowledgement (Parker protocol); a load when it is not.
+            if (acked_epoch_.load(std::memory_order_relaxed) != epoch) {
+                acked_epoch_.store(epoch, std::memory_order_seq_cst);
+                engine_.wake.wake_orchestrator();
+            }
             Parker& parker = engine_.wake.scheduler_parker(index_);
+            // Counted asleep like an idle park: once dispatch is enabled, a push wakes this thread only if
+            // the awake ones are too few (WakeUps::wake_sleeping_schedulers).
+            engine_.wake.enter_sleep();
             parker.park_until(
                 [&] {
                     return engine_.control.shutting_down(std::memory_order_seq_cst) ||
                            engine_.control.dispatch_enabled(std::memory_order_seq_cst);
                 },
                 Parker::Clock::now() + kIdleParkLimit);
+            engine_.wake.leave_sleep();
             continue;
         }
         ++stats_.loops;
@@ -349,14 +358,21 @@ void Scheduler::loop() {
             continue;
         }
         ++idle_passes;
+        // More schedulers awake than the host's CPUs allow for (instant executor): the others take the
+        // work, this one parks at once instead of spinning against them and the orchestrator.
+        if (engine_.wake.over_awake_limit()) idle_passes = kSpinPasses + kYieldPasses;
         if (idle_passes < kSpinPasses) {
             cpu_relax();
         } else if (idle_passes < kSpinPasses + kYieldPasses) {
             std::this_thread::yield();
         } else {
-            const std::int64_t t0 = settings_.profile ? now_ns() : 0;
+            // Read before the park: the orchestrator may take a sleeping scheduler for quiesced
+            // (quiesce_schedulers) and rewrite the settings for the next run while it sleeps; without
+            // profiling nothing here touches them, or the statistics, after the park.
+            const bool profile = settings_.profile;
+            const std::int64_t t0 = profile ? now_ns() : 0;
             park(E == Executor::Timed && has_unfinished_cores());
-            if (settings_.profile) stats_.idle_ns += now_ns() - t0;
+            if (profile) stats_.idle_ns += now_ns() - t0;
             idle_passes = 0;
         }
     }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "logging.h"
@@ -114,20 +113,30 @@ void Runtime::Impl::quiesce_schedulers() {
     // Scheduler::acknowledged_epoch); after that their private state (statistics, cores) is stable and
     // visible here.
     const std::uint64_t epoch = engine.control.quiesce();
-    engine.wake.wake_all_schedulers();
-    // A scheduler that read the old epoch just before it saw dispatch disabled acknowledges that one and
-    // parks; waking it again lets it acknowledge this one without waiting out its park limit.
+    // A scheduler asleep in a park needs no wake-up: it re-checks the dispatch switch before any pass
+    // (Scheduler::loop), and what it wrote before parking is visible here (Parker::is_asleep). Waking it
+    // would cost every run a context switch per scheduler on a host with fewer cores than threads. Not
+    // when profiling: a scheduler adds its idle time to its statistics as it wakes.
+    const bool asleep_is_quiet = !settings.profile;
     for (std::size_t i = 0; i < schedulers.size(); ++i) {
-        while (schedulers[i]->acknowledged_epoch() != epoch) {
-            engine.wake.wake_scheduler(static_cast<std::uint32_t>(i));
-            std::this_thread::yield();
+        const auto index = static_cast<std::uint32_t>(i);
+        // A scheduler that read the old epoch just before it saw dispatch disabled acknowledges that one and
+        // parks; waking it again lets it acknowledge this one without waiting out its park limit. The
+        // orchestrator parks meanwhile rather than yielding: on a loaded host a yield sends it behind every
+        // runnable thread for a time slice, while the scheduler's acknowledgement wakes it (Scheduler::loop).
+        const auto acknowledged = [&] { return schedulers[i]->acknowledged_epoch() == epoch; };
+        while (!acknowledged()) {
+            if (asleep_is_quiet && engine.wake.scheduler_parker(index).is_asleep()) break;
+            engine.wake.wake_scheduler(index);
+            engine.wake.orchestrator().park_until(
+                acknowledged, detail::Parker::Clock::now() + std::chrono::milliseconds(1));
         }
     }
 }
 
 void Runtime::Impl::resume_dispatch() {
     engine.control.enable_dispatch();
-    engine.wake.wake_all_schedulers();
+    engine.wake.wake_for_dispatch();
 }
 
 bool Runtime::Impl::reap_if_idle() {

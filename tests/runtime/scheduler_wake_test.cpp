@@ -1,0 +1,125 @@
+// docs/architecture.md "Threads" (how schedulers are woken), white-box: how many scheduler threads a push of
+// ready work keeps awake on a host with fewer CPUs than threads, and that under that limit every task still
+// runs: a run with more scheduler threads than CPUs, ready work from the orchestrator and from completions,
+// back-pressure and waits, repeated, ends with every task completed (none left for a thread kept asleep).
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+#include "host_cpus.h"
+#include "pto/scope/orchestration.h"
+#include "wake_ups.h"
+
+using namespace pto;
+using pto::detail::awake_scheduler_limit;
+using pto::detail::WakeUps;
+
+TEST_CASE("the instant executor keeps one awake scheduler per CPU", "[runtime][wake]") {
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 1) == 1);
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 2) == 2);
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 3) == 3);
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 64) == 3);
+    CHECK(awake_scheduler_limit(Executor::Instant, 1, 1) == 1);
+    CHECK(awake_scheduler_limit(Executor::Instant, 4, 0) == 1);  // at least one stays wakeable
+    // A block of the timed and compute executors may need a sleeping thread's idle core: all stay wakeable.
+    for (Executor e : {Executor::Timed, Executor::Compute}) {
+        CHECK(awake_scheduler_limit(e, 3, 1) == 3);
+        CHECK(awake_scheduler_limit(e, 3, 2) == 3);
+        CHECK(awake_scheduler_limit(e, 5, 64) == 5);
+    }
+    CHECK(pto::detail::usable_cpus() >= 1);
+}
+
+TEST_CASE("an idle scheduler parks at once while more than the limit are awake", "[runtime][wake]") {
+    WakeUps wake(3, 1, true);
+    CHECK(wake.over_awake_limit());  // three awake, one kept
+    wake.enter_sleep();
+    CHECK(wake.over_awake_limit());
+    wake.enter_sleep();
+    CHECK_FALSE(wake.over_awake_limit());  // the last awake one stays to take the work
+    wake.enter_sleep();
+    CHECK_FALSE(wake.over_awake_limit());
+    wake.leave_sleep();
+    wake.leave_sleep();
+    CHECK(wake.over_awake_limit());  // two awake
+
+    WakeUps every(3, 3, false);  // timed and compute: never over the limit
+    CHECK_FALSE(every.over_awake_limit());
+}
+
+#if defined(__linux__)
+namespace {
+
+/// OneCpu: pins the calling thread (and the threads it starts) to one CPU for the scope.
+class OneCpu {
+  public:
+    OneCpu() {
+        CPU_ZERO(&saved_);
+        pinned_ = sched_getaffinity(0, sizeof(saved_), &saved_) == 0;
+        if (!pinned_) return;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        for (std::size_t c = 0; c < static_cast<std::size_t>(CPU_SETSIZE); ++c) {
+            if (CPU_ISSET(c, &saved_)) {
+                CPU_SET(c, &one);
+                break;
+            }
+        }
+        pinned_ = sched_setaffinity(0, sizeof(one), &one) == 0;
+    }
+    ~OneCpu() {
+        if (pinned_) sched_setaffinity(0, sizeof(saved_), &saved_);
+    }
+    OneCpu(const OneCpu&) = delete;
+    OneCpu& operator=(const OneCpu&) = delete;
+    [[nodiscard]] bool pinned() const { return pinned_; }
+
+  private:
+    cpu_set_t saved_;
+    bool pinned_ = false;
+};
+
+constexpr FuncId kCount{0};
+
+}  // namespace
+
+TEST_CASE("with one CPU and three scheduler threads, every task of every run completes", "[runtime][wake]") {
+    const OneCpu one_cpu;
+    REQUIRE(one_cpu.pinned());
+    REQUIRE(pto::detail::usable_cpus() == 1);
+    RuntimeConfig config;
+    config.scheduler_threads = 3;
+    config.window_tasks = 64;  // back-pressure: the orchestrator waits for retirements
+    Runtime rt(config);
+    rt.register_kernel(kCount, KernelInfo{"count", 1.0});
+    constexpr int kLayers = 40;
+    constexpr int kWidth = 8;
+    for (int round = 0; round < 20; ++round) {
+        const RunReport r = pto::run(rt, [&] {
+            std::vector<TaskId> layer;
+            for (int l = 0; l < kLayers; ++l) {
+                PTO2_SCOPE(MANUAL) {
+                    std::vector<TaskId> next;
+                    for (int w = 0; w < kWidth; ++w) {
+                        Args args;
+                        args.set_dependencies(layer).block_num(static_cast<std::uint32_t>(1 + w % 3));
+                        next.push_back(
+                            (w % 2 == 0 ? submit_aiv(kCount, args) : submit_aic(kCount, args)).task_id());
+                    }
+                    layer = next;
+                }
+                if (l % 10 == 9) pto::wait(layer.front());  // woken by that task's completer
+            }
+        });
+        REQUIRE(r.submitted == static_cast<std::uint64_t>(kLayers * kWidth));
+        REQUIRE(r.completed == r.submitted);
+        REQUIRE(r.failed + r.cancelled == 0);
+    }
+}
+#endif
