@@ -118,6 +118,26 @@ struct Index {
     }
 };
 
+/// check_visit: a visit saw each candidate once, every required entry and only allowed ones. If it erased
+/// the seen entries whose id is a multiple of `erased_every` (0: none), they leave `live` (id, rect pairs).
+template <class Live>
+void check_visit(std::vector<std::uint32_t> seen, std::vector<std::uint32_t> required,
+                 std::vector<std::uint32_t> allowed, Live& live, std::uint32_t erased_every) {
+    std::sort(required.begin(), required.end());
+    std::sort(allowed.begin(), allowed.end());
+    std::sort(seen.begin(), seen.end());
+    REQUIRE(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+    REQUIRE(std::includes(seen.begin(), seen.end(), required.begin(), required.end()));
+    REQUIRE(std::includes(allowed.begin(), allowed.end(), seen.begin(), seen.end()));
+    if (erased_every == 0) return;
+    live.erase(std::remove_if(live.begin(), live.end(),
+                              [&](const auto& lr) {
+                                  return lr.first % erased_every == 0 &&
+                                         std::binary_search(seen.begin(), seen.end(), lr.first);
+                              }),
+               live.end());
+}
+
 }  // namespace
 
 TEST_CASE("a lookup among up to 4096 disjoint row views walks the same few entries", "[tensormap][index]") {
@@ -484,8 +504,6 @@ TEST_CASE("random tiles, rows and erases keep every grid and linear lookup compl
                     if (pto::test::sets_intersect(mine, cells(r))) required.push_back(e);
                 }
             }
-            std::sort(required.begin(), required.end());
-            std::sort(allowed.begin(), allowed.end());
             const bool erase_during = op == 9;
             std::vector<std::uint32_t> seen;
             ix.index.for_each_candidate(q.base, q.lo(), q.hi(),
@@ -494,17 +512,7 @@ TEST_CASE("random tiles, rows and erases keep every grid and linear lookup compl
                                             seen.push_back(e);
                                             if (erase_during && e % 3 == 0) ix.remove(e);
                                         });
-            std::sort(seen.begin(), seen.end());
-            REQUIRE(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
-            REQUIRE(std::includes(seen.begin(), seen.end(), required.begin(), required.end()));
-            REQUIRE(std::includes(allowed.begin(), allowed.end(), seen.begin(), seen.end()));
-            if (erase_during)
-                live.erase(std::remove_if(live.begin(), live.end(),
-                                          [&](const auto& lr) {
-                                              return lr.first % 3 == 0 &&
-                                                     std::binary_search(seen.begin(), seen.end(), lr.first);
-                                          }),
-                           live.end());
+            check_visit(seen, required, allowed, live, erase_during ? 3 : 0);
         }
         REQUIRE(ix.pool.size() == live.size());
     }
@@ -599,19 +607,7 @@ TEST_CASE("tiles and rows written in order and read back right after stay comple
                                         seen.push_back(e);
                                         if (erase_during && e % 2 == 0) ix.remove(e);
                                     });
-        std::sort(required.begin(), required.end());
-        std::sort(allowed.begin(), allowed.end());
-        std::sort(seen.begin(), seen.end());
-        REQUIRE(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
-        REQUIRE(std::includes(seen.begin(), seen.end(), required.begin(), required.end()));
-        REQUIRE(std::includes(allowed.begin(), allowed.end(), seen.begin(), seen.end()));
-        if (erase_during)
-            live.erase(std::remove_if(live.begin(), live.end(),
-                                      [&](const auto& lr) {
-                                          return lr.first % 2 == 0 &&
-                                                 std::binary_search(seen.begin(), seen.end(), lr.first);
-                                      }),
-                       live.end());
+        check_visit(seen, required, allowed, live, erase_during ? 2 : 0);
     };
     for (int step = 0; step < 8000 && band < 200; ++step) {
         const auto op = pick(0, 9);
