@@ -59,10 +59,6 @@ inline std::uint64_t argument_bytes(const TaskSpec& spec) {
 struct HeapNeed {
     std::uint64_t total = 0;
     std::uint64_t largest = 0;
-    void add(std::span<const TensorArg> tensors) {
-        for (const TensorArg& a : tensors)
-            if (a.view.base == nullptr) add_buffer(create_info_bytes(a.view));
-    }
     void add_buffer(std::uint64_t bytes) {
         const std::uint64_t b = aligned_bytes(bytes);
         total += b;
