@@ -85,45 +85,15 @@ inline void set_row_window(const ViewShape& s, RowWindow& w) {
 /// left as they were (nothing reads them; copy such a shape with copy_shape).
 void build_view_shape(const TensorView& view, ViewShape& s);
 
-/// build_contiguous: the normal form of a row-major contiguous view (each dimension of size > 1 strides
-/// over exactly the elements of the dimensions inside it), which is one range (rank 1, stride 1, or a
-/// single element): what build_general_shape would build, for the most common views, without sorting and
-/// merging. Inline, so the tensormap's prepare settles a contiguous view without a call. Returns false,
-/// writing nothing, for any other view (empty, strided, reordered, reaching beyond ±kElementLimit, or of
-/// more than kMaxTensorDims dimensions, which build_general_shape rejects).
-inline bool build_contiguous(const TensorView& view, ViewShape& s) {
-    if (view.ndim > kMaxTensorDims) [[unlikely]]
-        return false;
-    std::int64_t size = 1;
-    for (int d = view.ndim - 1; d >= 0; --d) {
-        const std::int64_t n = view.shape[d];
-        if (n == 1) continue;
-        if (n == 0 || view.strides[d] != size || __builtin_mul_overflow(size, n, &size) ||
-            size > kElementLimit)
-            return false;
-    }
-    const std::int64_t first = view.offset;
-    if (first < -kElementLimit || first > kElementLimit - size) return false;
-    s.first = first;
-    s.last = first + size - 1;
-    s.stride[0] = 1;
-    s.count[0] = size;
-    s.rank = size == 1 ? 0 : 1;
-    s.is_empty = false;
-    s.is_opaque = false;
-    s.is_chain = true;
-    return true;
-}
-
 /// SimpleForm: which shortcut normalised a view (build_simple).
 enum class SimpleForm : std::uint8_t {
     None,   ///< neither: the general path must run
-    Range,  ///< row-major contiguous: one range, as build_contiguous
+    Range,  ///< row-major contiguous: one range (rank 1, stride 1, or a single element)
     Rows,   ///< rows: a chain of rank 2, strides {1, pitch}
 };
 
 /// build_simple: in one pass over the dimensions, the normal form of the two most common kinds of view,
-/// with its RowWindow: a row-major contiguous view (one range, no window, what build_contiguous builds),
+/// with its RowWindow: a row-major contiguous view (one range, no window),
 /// or a view of rows: an innermost row-major contiguous run of at least two elements (a row of a tile, or
 /// several dimensions that fold into one) repeated by one outer dimension whose stride is larger than the
 /// run, every other dimension of size 1 (tiles and column chunks of a matrix, a range of heads of one
@@ -179,8 +149,8 @@ inline SimpleForm build_simple(const TensorView& view, ViewShape& s, RowWindow& 
     return SimpleForm::Rows;
 }
 
-/// build_general_shape: build_view_shape for any view (the sorting and merging path; contiguous views
-/// too, more slowly than build_contiguous). Throws InvalidTensor if view.ndim > kMaxTensorDims.
+/// build_general_shape: build_view_shape for any view (the sorting and merging path; the views
+/// build_simple settles too, more slowly). Throws InvalidTensor if view.ndim > kMaxTensorDims.
 void build_general_shape(const TensorView& view, ViewShape& s);
 
 /// copy_shape: copies a shape whose entries past its rank may be uninitialised, byte for byte.
