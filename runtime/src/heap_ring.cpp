@@ -19,10 +19,7 @@ void* HeapRing::try_allocate(std::uint64_t bytes) {
     head_ += skip + size;
     head_offset_ = offset + size;
     if (head_offset_ == capacity_) head_offset_ = 0;
-    // The array is over-allocated by one alignment unit so the aligned base always fits.
-    auto base = reinterpret_cast<std::uintptr_t>(bytes_.get());
-    std::uintptr_t aligned = (base + kAlignment - 1) & ~static_cast<std::uintptr_t>(kAlignment - 1);
-    return reinterpret_cast<void*>(aligned + offset);
+    return aligned_base() + offset;
 }
 
 }  // namespace pto::detail

@@ -18,6 +18,17 @@ class HeapRing {
     /// try_allocate: a buffer of `bytes`, or null if the ring lacks room until older tasks retire.
     /// A buffer never wraps; the unused tail of the ring is skipped instead.
     void* try_allocate(std::uint64_t bytes);
+    /// try_allocate_run: `bytes` (a multiple of kAlignment) in one piece without reaching the ring's end, or
+    /// null (then allocate buffer by buffer). Carving several buffers from one run lays them out exactly as
+    /// try_allocate would, in one step instead of one per buffer.
+    std::byte* try_allocate_run(std::uint64_t bytes) {
+        if (head_offset_ + bytes > capacity_ || head_ + bytes - tail_ > capacity_) return nullptr;
+        std::byte* run = aligned_base() + head_offset_;
+        head_ += bytes;
+        head_offset_ += bytes;
+        if (head_offset_ == capacity_) head_offset_ = 0;
+        return run;
+    }
     /// head: the allocation mark; a task records it after its allocations as its end mark.
     [[nodiscard]] std::uint64_t head() const { return head_; }
     /// release_until: frees everything allocated before `mark` (the end mark of a retired task).
@@ -27,6 +38,13 @@ class HeapRing {
     void reset() { head_ = tail_ = head_offset_ = 0; }
 
   private:
+    // The array is over-allocated by one alignment unit so the aligned base always fits.
+    [[nodiscard]] std::byte* aligned_base() const {
+        const auto base = reinterpret_cast<std::uintptr_t>(bytes_.get());
+        return reinterpret_cast<std::byte*>((base + kAlignment - 1) &
+                                            ~static_cast<std::uintptr_t>(kAlignment - 1));
+    }
+
     std::unique_ptr<std::byte[]> bytes_;
     std::uint64_t capacity_;
     std::uint64_t head_ = 0;  // running byte counter; position = head % capacity

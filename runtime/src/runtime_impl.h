@@ -78,15 +78,19 @@ struct Runtime::Impl {
         finish_orchestrator_completions();
     }
     [[nodiscard]] std::span<const TensorArg> task_tensors(TaskId id) const;
-    /// init_slot: the slot's state (init_slot_state), then create-info outputs allocated and the arguments
-    /// copied to the argument ring.
-    std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped);
+    /// init_slot: the slot's state (init_slot_state), then create-info outputs allocated (when `allocates`:
+    /// validation found some) and the arguments copied to the argument ring.
+    std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped, bool allocates = true);
     std::uint32_t init_slot_state(const TaskSpec& spec, TaskId id, bool scoped);
     void count_submit(const TaskSpec& spec);
     // Checks before anything changes (submit_validation.cpp).
     void check_run_open(const char* call) const;
     /// validate_spec: the checks of one task's spec; adds its create-info outputs to `heap_need` on the way.
     void validate_spec(const TaskSpec& spec, TaskId id, detail::HeapNeed& heap_need) const;
+    /// validate_tensors_walk: validate_spec's tensor checks one by one, for a list with a create-info or a
+    /// bad view.
+    [[gnu::noinline]] void validate_tensors_walk(const TaskSpec& spec, TaskId id,
+                                                 detail::HeapNeed& heap_need) const;
     [[noreturn]] void throw_bad_producer(std::span<const TaskId> producers, TaskId id,
                                          const TaskSpec& spec) const;
     [[noreturn]] void throw_bad_rank(TaskId id, const TaskSpec& spec, std::size_t index, unsigned rank) const;

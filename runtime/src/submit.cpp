@@ -44,12 +44,12 @@ std::uint32_t Runtime::Impl::init_slot_state(const TaskSpec& spec, TaskId id, bo
     return slot;
 }
 
-std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool scoped) {
+std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool scoped, bool allocates) {
     const std::uint32_t slot = init_slot_state(spec, id, scoped);
     // Arguments: allocate create-info outputs (written back so the caller sees them), then copy.
     PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
     const bool keep = keeps_arguments(spec);  // before the allocation below gives every output a buffer
-    for (TensorArg& a : spec.tensors) {
+    for (TensorArg& a : allocates ? spec.tensors : std::span<TensorArg>{}) {
         if (a.view.base != nullptr) continue;
         const std::uint64_t bytes = create_info_bytes(a.view);
         stats.heap_bytes_allocated += bytes;
@@ -92,7 +92,7 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
         reserve(1, producers.size(), heap_need.reserve_bytes(), argument_bytes(spec));
     }
 
-    const std::uint32_t slot = init_slot(spec, id, scoped);
+    const std::uint32_t slot = init_slot(spec, id, scoped, heap_need.total != 0);
     TaskSlot& t = engine.tasks[slot];
     {
         // Ends before flush_links, which times itself into the same counter.

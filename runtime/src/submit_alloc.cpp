@@ -38,9 +38,15 @@ TaskId Runtime::Impl::submit_alloc(std::span<const TensorCreateInfo> infos, bool
         detail::PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
         const std::uint64_t offset = engine.args.append(infos.size(), 0);
         TensorArg* views = engine.args.mutable_record(offset).mutable_tensors();
+        // All buffers in one run of the heap ring, unless that run would reach the ring's end.
+        std::byte* carve = heap.try_allocate_run(heap_need.total);
         for (std::size_t i = 0; i < infos.size(); ++i) {
             stats.heap_bytes_allocated += bytes[i];
-            void* base = heap.try_allocate(bytes[i]);
+            void* base = carve;
+            if (carve != nullptr)
+                carve += detail::aligned_bytes(bytes[i]);
+            else
+                base = heap.try_allocate(bytes[i]);
             PTO_ASSERT(base != nullptr, "reserve() guaranteed heap room");
             detail::write_created_view(views[i].view, infos[i], base, id);
             views[i].direction = Direction::Out;

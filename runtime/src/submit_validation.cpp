@@ -96,6 +96,40 @@ void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id, detail::HeapN
                             describe_task(id, &spec) + ": " + std::to_string(spec.tensors.size()) +
                                 " tensors and " + std::to_string(spec.scalars.size()) + " scalars; at most " +
                                 std::to_string(kMaxTensorArgs) + " and " + std::to_string(kMaxScalarArgs));
+    // One pass without branches over the usual case (buffers given, ranks in range, no negative stride);
+    // only a list with a create-info or a bad view is walked again, to size the one and name the other.
+    static_assert(kMaxTensorDims == 5, "the rank switch below lists every rank");
+    bool walk = false;
+    std::int64_t stride_bits = 0;  // the OR of every used stride: one sign test for the whole list
+    for (const TensorArg& a : spec.tensors) {
+        const std::int64_t* st = a.view.strides;
+        switch (a.view.ndim) {
+            case 5:
+                stride_bits |= st[4];
+                [[fallthrough]];
+            case 4:
+                stride_bits |= st[3];
+                [[fallthrough]];
+            case 3:
+                stride_bits |= st[2];
+                [[fallthrough]];
+            case 2:
+                stride_bits |= st[1];
+                [[fallthrough]];
+            case 1:
+                stride_bits |= st[0];
+                break;
+            default:
+                walk = true;
+        }
+        walk |= a.view.base == nullptr;
+    }
+    if (walk || stride_bits < 0) [[unlikely]]
+        validate_tensors_walk(spec, id, heap_need);
+}
+
+void Runtime::Impl::validate_tensors_walk(const TaskSpec& spec, TaskId id,
+                                          detail::HeapNeed& heap_need) const {
     for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
         const TensorArg& a = spec.tensors[i];
         if (a.view.ndim < 1 || a.view.ndim > kMaxTensorDims) [[unlikely]]
@@ -111,7 +145,6 @@ void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id, detail::HeapN
             heap_need.add_buffer(detail::create_info_bytes(a.view));
             continue;
         }
-        // OR of the strides: one sign test for the whole view.
         std::int64_t stride_bits = 0;
         for (int d = 0; d < a.view.ndim; ++d)
             stride_bits |= a.view.strides[d];

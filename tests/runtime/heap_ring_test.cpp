@@ -42,3 +42,31 @@ TEST_CASE("a full heap refuses until the oldest buffer is released", "[runtime][
     heap.release_until(after_first);
     CHECK(heap.try_allocate(64) != nullptr);
 }
+
+TEST_CASE("a run of buffers lies where buffer-by-buffer allocation would put them, or is refused",
+          "[runtime][heap]") {
+    HeapRing by_buffer(1024);
+    HeapRing by_run(1024);
+    REQUIRE(by_buffer.try_allocate(128) != nullptr);
+    auto* start = static_cast<std::byte*>(by_run.try_allocate(128));
+    REQUIRE(start != nullptr);
+    auto* a = static_cast<std::byte*>(by_buffer.try_allocate(64));
+    REQUIRE(by_buffer.try_allocate(192) != nullptr);
+    std::byte* run = by_run.try_allocate_run(256);
+    REQUIRE(run != nullptr);
+    CHECK(run - by_run.try_allocate_run(0) == -256);  // the head moved past the whole run
+    CHECK(run - static_cast<std::byte*>(by_run.try_allocate(1)) ==
+          a - static_cast<std::byte*>(by_buffer.try_allocate(1)));
+    CHECK(by_run.head() == by_buffer.head());
+
+    // A run that would reach past the ring's end is refused without moving anything (the caller then
+    // allocates buffer by buffer, which skips the tail); so is one larger than the free room.
+    const std::uint64_t head = by_run.head();
+    CHECK(by_run.try_allocate_run(1024 - 448 + 64) == nullptr);
+    CHECK(by_run.head() == head);
+    by_run.release_until(head);
+    CHECK(by_run.try_allocate_run(576) != nullptr);  // exactly up to the end
+    CHECK(by_run.try_allocate_run(64) == start);     // the next run starts at the beginning
+    CHECK(by_run.try_allocate_run(384) != nullptr);  // up to the oldest live byte
+    CHECK(by_run.try_allocate_run(64) == nullptr);   // full
+}
