@@ -87,12 +87,18 @@ struct Runtime::Impl {
     void check_run_open(const char* call) const;
     /// validate_spec: the checks of one task's spec; adds its create-info outputs to `heap_need` on the way.
     void validate_spec(const TaskSpec& spec, TaskId id, detail::HeapNeed& heap_need) const;
+    /// check_registered: a kernel task's kernels are registered (with a compute function for the compute
+    /// executor); the instant executor needs neither.
+    [[gnu::noinline]] void check_registered(const TaskSpec& spec, TaskId id) const;
+    /// throw_bad_spec: names the first of validate_spec's shape checks (kind, core, width, counts) the spec
+    /// fails.
+    [[noreturn, gnu::cold, gnu::noinline]] void throw_bad_spec(const TaskSpec& spec, TaskId id) const;
     /// validate_tensors_walk: validate_spec's tensor checks one by one, for a list with a create-info or a
     /// bad view.
     [[gnu::noinline]] void validate_tensors_walk(const TaskSpec& spec, TaskId id,
                                                  detail::HeapNeed& heap_need) const;
-    [[noreturn]] void throw_bad_producer(std::span<const TaskId> producers, TaskId id,
-                                         const TaskSpec& spec) const;
+    [[noreturn, gnu::cold, gnu::noinline]] void throw_bad_producer(std::span<const TaskId> producers,
+                                                                   TaskId id, const TaskSpec& spec) const;
     [[noreturn]] void throw_bad_rank(TaskId id, const TaskSpec& spec, std::size_t index, unsigned rank) const;
     void validate_producers(std::span<const TaskId> producers, TaskId id, const TaskSpec& spec) const;
     /// InstanceNeeds: the room a whole template instance reserves at once.

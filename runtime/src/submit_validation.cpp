@@ -56,46 +56,61 @@ std::string Runtime::Impl::describe_task(TaskId id, const TaskSpec* spec) const 
     return s;
 }
 
-void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id, detail::HeapNeed& heap_need) const {
+void Runtime::Impl::check_registered(const TaskSpec& spec, TaskId id) const {
+    const int lanes = spec.core == CoreType::MIX ? 3 : 1;
+    for (int l = 0; l < lanes; ++l) {
+        const KernelInfo* k = engine.kernel(spec.funcs[l]);
+        const bool missing = k == nullptr || (config.executor == Executor::Compute && k->fn == nullptr);
+        if (missing) [[unlikely]]
+            detail::throw_error(
+                ErrorCode::UnknownKernel,
+                describe_task(id, &spec) + ": " + engine.kernel_name(spec.funcs[l]) +
+                    (config.executor == Executor::Compute ? " has no registered compute function"
+                                                          : " is not registered (its duration is needed)") +
+                    "; call Runtime::register_kernel first");
+    }
+}
+
+void Runtime::Impl::throw_bad_spec(const TaskSpec& spec, TaskId id) const {
     if (spec.kind == TaskKind::Kernel) {
         if (spec.core == CoreType::None)
             detail::throw_error(ErrorCode::InvalidArgument,
                                 describe_task(id, &spec) + ": a kernel task needs core type AIC, AIV or MIX");
-        if (spec.block_num < 1 || spec.block_num > kMaxBlockNum) [[unlikely]]
+        if (spec.block_num < 1 || spec.block_num > kMaxBlockNum)
             detail::throw_error(ErrorCode::InvalidBlockNum,
                                 describe_task(id, &spec) + ": block_num = " + std::to_string(spec.block_num) +
                                     "; it must be in 1.." + std::to_string(kMaxBlockNum));
-        if (spec.core == CoreType::MIX && config.aiv_per_cluster < 2) [[unlikely]]
+        if (spec.core == CoreType::MIX && config.aiv_per_cluster < 2)
             detail::throw_error(ErrorCode::InvalidArgument,
                                 describe_task(id, &spec) +
                                     ": a MIX task runs one AIC and two AIV lanes of one cluster, but "
                                     "RuntimeConfig::aiv_per_cluster = " +
                                     std::to_string(config.aiv_per_cluster));
-        const int lanes = spec.core == CoreType::MIX ? 3 : 1;
-        if (config.executor != Executor::Instant) {
-            for (int l = 0; l < lanes; ++l) {
-                const KernelInfo* k = engine.kernel(spec.funcs[l]);
-                const bool missing =
-                    k == nullptr || (config.executor == Executor::Compute && k->fn == nullptr);
-                if (missing) [[unlikely]]
-                    detail::throw_error(ErrorCode::UnknownKernel,
-                                        describe_task(id, &spec) + ": " + engine.kernel_name(spec.funcs[l]) +
-                                            (config.executor == Executor::Compute
-                                                 ? " has no registered compute function"
-                                                 : " is not registered (its duration is needed)") +
-                                            "; call Runtime::register_kernel first");
-            }
-        }
-    } else if (spec.block_num != 1) [[unlikely]] {
+    } else if (spec.block_num != 1) {
         detail::throw_error(ErrorCode::InvalidBlockNum, describe_task(id, &spec) +
                                                             ": framework tasks have block_num 1, not " +
                                                             std::to_string(spec.block_num));
     }
-    if (spec.tensors.size() > kMaxTensorArgs || spec.scalars.size() > kMaxScalarArgs) [[unlikely]]
+    if (spec.tensors.size() > kMaxTensorArgs || spec.scalars.size() > kMaxScalarArgs)
         detail::throw_error(ErrorCode::TooManyArguments,
                             describe_task(id, &spec) + ": " + std::to_string(spec.tensors.size()) +
                                 " tensors and " + std::to_string(spec.scalars.size()) + " scalars; at most " +
                                 std::to_string(kMaxTensorArgs) + " and " + std::to_string(kMaxScalarArgs));
+    PTO_ASSERT(false, "called for a spec that passes every check");
+    std::abort();
+}
+
+void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id, detail::HeapNeed& heap_need) const {
+    // The usual spec passes with a few compares; any failure is named by throw_bad_spec, which repeats the
+    // checks one by one (out of line, so this function needs no frame for building messages).
+    const bool kernel = spec.kind == TaskKind::Kernel;
+    const bool bad_width = kernel ? spec.block_num < 1 || spec.block_num > kMaxBlockNum : spec.block_num != 1;
+    const bool bad_core =
+        kernel && (spec.core == CoreType::None || (spec.core == CoreType::MIX && config.aiv_per_cluster < 2));
+    if (bad_width || bad_core || spec.tensors.size() > kMaxTensorArgs || spec.scalars.size() > kMaxScalarArgs)
+        [[unlikely]]
+        throw_bad_spec(spec, id);
+    if (kernel && config.executor != Executor::Instant) check_registered(spec, id);
     // One pass without branches over the usual case (buffers given, ranks in range, no negative stride);
     // only a list with a create-info or a bad view is walked again, to size the one and name the other.
     static_assert(kMaxTensorDims == 5, "the rank switch below lists every rank");
@@ -170,7 +185,13 @@ void Runtime::Impl::throw_bad_producer(std::span<const TaskId> producers, TaskId
                   std::to_string(window.run_first_id()) + ")";
         detail::throw_error(ErrorCode::InvalidDependency, describe_task(id, &spec) + " depends on " + why);
     }
-    PTO_ASSERT(false, "called for a list with a bad producer");
+    if (producers.size() > engine.edges.capacity())
+        detail::throw_error(
+            ErrorCode::CapacityExhausted,
+            describe_task(id, &spec) + " names " + std::to_string(producers.size()) +
+                " producers, more than the edge pool holds: raise RuntimeConfig::edge_capacity (" +
+                std::to_string(config.edge_capacity) + ")");
+    PTO_ASSERT(false, "called for a list with a bad producer or too many");
     std::abort();
 }
 
@@ -192,22 +213,16 @@ void Runtime::Impl::check_heap_need(std::uint64_t reserve_bytes, TaskId id, cons
 
 void Runtime::Impl::validate_producers(std::span<const TaskId> producers, TaskId id,
                                        const TaskSpec& spec) const {
-    // One test for the whole list, on the range of its ids (a loop the compiler vectorises); only a bad
-    // list is walked, to name its first bad producer.
-    std::uint64_t lowest = ~std::uint64_t{0};
-    std::uint64_t highest = 0;
-    for (TaskId p : producers) {
-        lowest = std::min(lowest, p.value);
-        highest = std::max(highest, p.value);
-    }
-    if (!producers.empty() && (lowest < window.run_first_id() || highest >= id.value)) [[unlikely]]
+    // One test for the whole list: a good id lies in [run start, id), so its distance from the run's start
+    // (unsigned: an id before it wraps to a huge value) is below id's. Only a bad list is walked, to name
+    // its first bad producer.
+    const std::uint64_t run_first = window.run_first_id();
+    std::uint64_t farthest = 0;
+    for (TaskId p : producers)
+        farthest = std::max(farthest, p.value - run_first);
+    if ((!producers.empty() && farthest >= id.value - run_first) ||
+        producers.size() > engine.edges.capacity()) [[unlikely]]
         throw_bad_producer(producers, id, spec);
-    if (producers.size() > engine.edges.capacity()) [[unlikely]]
-        detail::throw_error(
-            ErrorCode::CapacityExhausted,
-            describe_task(id, &spec) + " names " + std::to_string(producers.size()) +
-                " producers, more than the edge pool holds: raise RuntimeConfig::edge_capacity (" +
-                std::to_string(config.edge_capacity) + ")");
 }
 
 }  // namespace pto
