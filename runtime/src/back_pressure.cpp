@@ -94,8 +94,8 @@ void Runtime::Impl::wait_for_retirement(std::string_view knob) {
     }
 }
 
-void Runtime::Impl::reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes,
-                            std::uint64_t arg_bytes) {
+void Runtime::Impl::wait_for_room(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes,
+                                  std::uint64_t arg_bytes) {
     // Only this thread consumes these pools, so once each is satisfied it stays satisfied.
     if (!window.has_room(slots)) [[unlikely]] {
         ++stats.window_waits;

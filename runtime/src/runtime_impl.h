@@ -83,6 +83,8 @@ struct Runtime::Impl {
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped, bool allocates = true);
     std::uint32_t init_slot_state(const TaskSpec& spec, TaskId id, bool scoped);
     void count_submit(const TaskSpec& spec);
+    /// complete_at_birth: ends an alloc task as it is submitted (before its slot is published).
+    void complete_at_birth(detail::TaskSlot& t);
     // Checks before anything changes (submit_validation.cpp).
     void check_run_open(const char* call) const;
     /// validate_spec: the checks of one task's spec; adds its create-info outputs to `heap_need` on the way.
@@ -115,8 +117,17 @@ struct Runtime::Impl {
     void check_heap_need(std::uint64_t reserve_bytes, TaskId id, const TaskSpec* spec) const;
     std::string describe_task(TaskId id, const TaskSpec* spec = nullptr) const;
     // Room and retirement (back_pressure.cpp): TaskWindow, the rings' free room, waiting on WakeUps.
+    /// reserve: returns once the window, edge pool, argument ring and heap hold this much room (usually at
+    /// once: the waiting is out of line).
     void reserve(std::uint64_t slots, std::uint64_t edge_nodes, std::uint64_t heap_bytes,
-                 std::uint64_t arg_bytes);
+                 std::uint64_t arg_bytes) {
+        if (!window.has_room(slots) || engine.edges.free_nodes() < edge_nodes ||
+            engine.args.free_bytes() < arg_bytes || heap.capacity() - heap.used_bytes() < heap_bytes)
+            [[unlikely]]
+            wait_for_room(slots, edge_nodes, heap_bytes, arg_bytes);
+    }
+    [[gnu::noinline]] void wait_for_room(std::uint64_t slots, std::uint64_t edge_nodes,
+                                         std::uint64_t heap_bytes, std::uint64_t arg_bytes);
     TaskId try_retire();
     void wait_for_retirement(std::string_view knob);
     // Waiting for tasks to complete (wait.cpp): RunProgress's awaited slot, the TaskTable's link words.

@@ -63,6 +63,14 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
     return slot;
 }
 
+void Runtime::Impl::complete_at_birth(TaskSlot& t) {
+    // An alloc task owns buffers and runs no kernel: it completes at submission, and lives on while its
+    // scope or consumers reference it. Nothing can be linked to it or wait for it yet (its slot is not
+    // published), so plain stores do what complete_task's closing exchange and reference drop would.
+    t.link.store(detail::kLinkClosed, std::memory_order_relaxed);
+    ++orchestrator_ctx.counters.completed;
+}
+
 void Runtime::Impl::count_submit(const TaskSpec& spec) {
     ++stats.submits;
     if (spec.kind == TaskKind::Kernel) {
@@ -110,8 +118,8 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
         recorder.task(spec, id, producers);
 
         if (spec.kind == TaskKind::Alloc) {
-            // Owns buffers and has no kernel: it completes now, but lives on while referenced.
-            engine.complete_task(slot, Outcome::Ok, orchestrator_ctx);
+            PTO_ASSERT(expected == 0, "an alloc task has no producers");
+            complete_at_birth(t);
         } else if (expected == 0) {
             engine.make_ready(slot, orchestrator_ctx);
         }

@@ -64,8 +64,7 @@ TaskId Runtime::Impl::submit_alloc(std::span<const TensorCreateInfo> infos, bool
     window.commit(1);
     count_submit(spec);
     recorder.task(spec, id, {});
-    // Owns buffers and has no kernel: it completes now, but lives on while referenced.
-    engine.complete_task(slot, detail::Outcome::Ok, orchestrator_ctx);
+    complete_at_birth(t);
     if (linker.should_flush(scoped)) flush_links();
     finish_orchestrator_completions();
     window.publish_submitted();
