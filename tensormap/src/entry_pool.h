@@ -42,7 +42,18 @@ class EntryPool {
 
     /// try_allocate: a free entry, appended as the youngest; kNoEntry when all are in use. The caller fills
     /// the entry and its shape.
-    [[nodiscard]] std::uint32_t try_allocate();
+    [[nodiscard]] std::uint32_t try_allocate() {
+        std::uint32_t e = free_head_;
+        if (e != kNoEntry)
+            free_head_ = ages_[e].next;
+        else if (fresh_ < capacity_)
+            e = fresh_++;
+        else
+            return kNoEntry;
+        append(e);
+        ++size_;
+        return e;
+    }
     /// release: returns an allocated entry to the free list.
     void release(std::uint32_t e);
     /// touch: moves allocated entry `e` to the young end, as if just allocated (an entry reused in place).
@@ -68,7 +79,14 @@ class EntryPool {
     };
 
     void unlink(std::uint32_t e);
-    void append(std::uint32_t e);
+    void append(std::uint32_t e) {
+        ages_[e] = AgeLink{youngest_, kNoEntry};
+        if (youngest_ != kNoEntry)
+            ages_[youngest_].next = e;
+        else
+            oldest_ = e;
+        youngest_ = e;
+    }
 
     std::uint32_t capacity_;
     std::unique_ptr<Entry[]> entries_;  // uninitialised until handed out

@@ -15,12 +15,15 @@ namespace {
 constexpr std::uint32_t kInitialBuckets = 4096;
 constexpr std::uint32_t kInitialBufferSlots = 256;
 
-/// zeroed: `count` zero-initialised values from calloc, which hands out fresh pages of a large block
-/// without writing them, so the heads of a large map cost nothing until used.
-std::uint32_t* zeroed(std::size_t count) {
-    void* p = std::calloc(count, sizeof(std::uint32_t));
+/// heads: room for `count` heads of which only the first `used` are zeroed; the growth paths zero the
+/// part they start to use. Not calloc: once glibc has raised its mmap threshold (a map freed and built
+/// again, as a benchmark does per run), calloc takes a large block from the heap and clears all of it,
+/// which cost more than the rest of building the map.
+std::uint32_t* heads(std::size_t count, std::size_t used) {
+    void* p = std::malloc(count * sizeof(std::uint32_t));
     if (p == nullptr) [[unlikely]]
         throw std::bad_alloc();
+    std::memset(p, 0, used * sizeof(std::uint32_t));
     return static_cast<std::uint32_t*>(p);
 }
 
@@ -28,7 +31,7 @@ std::uint32_t* zeroed(std::size_t count) {
 
 RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
     : pool_(pool),
-      heads_(zeroed(std::size_t{capacity} * 2)),
+      heads_(heads(std::size_t{capacity} * 2, std::min(capacity * 2, kInitialBuckets))),
       bucket_mask_(std::min(capacity * 2, kInitialBuckets) - 1),
       max_buckets_(capacity * 2),
       chain_(std::make_unique_for_overwrite<ChainLink[]>(std::size_t{capacity} * 2)),
@@ -37,7 +40,7 @@ RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
       buffers_(std::make_unique_for_overwrite<Buffer[]>(capacity)),
       grids_(std::make_unique_for_overwrite<GridClasses[]>(capacity)),
       extents_(std::make_unique_for_overwrite<Extents[]>(capacity)),
-      buffer_heads_(zeroed(capacity)),
+      buffer_heads_(heads(capacity, std::min(capacity, kInitialBufferSlots))),
       buffer_mask_(std::min(capacity, kInitialBufferSlots) - 1),
       max_buffer_slots_(capacity),
       memo_ids_(std::make_unique_for_overwrite<std::uint32_t[]>(kReadMemo)) {}
@@ -61,9 +64,10 @@ std::uint32_t RegionIndex::find_buffer(std::uintptr_t base) const {
     return r - 1;
 }
 
-std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base) {
-    std::uint32_t b = find_buffer(base);
+std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base, BufferRef ref) {
+    std::uint32_t b = ref.epoch == records_ ? ref.buffer : find_buffer(base);
     if (b != kNoEntry) return b;
+    ++records_;
     // A record lives only while its buffer has an entry, so there are never more records than entries.
     if (free_buffer_ != kNoEntry) {
         b = free_buffer_;
@@ -89,6 +93,7 @@ void RegionIndex::release_buffer(std::uint32_t b) {
         link = &buffers_[*link - 1].next;
     *link = buffers_[b].next;
     if (last_buffer_ == b) last_buffer_ = kNoEntry;
+    ++records_;
     buffers_[b].is_live = false;
     buffers_[b].next = free_buffer_;
     free_buffer_ = b;
@@ -192,13 +197,13 @@ void RegionIndex::unlink(std::uint32_t reg) {
     --registrations_;
 }
 
-void RegionIndex::insert(std::uint32_t e) {
+void RegionIndex::insert(std::uint32_t e, BufferRef ref) {
     Entry& en = pool_.entry(e);
     const int level = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(en.hi - en.lo)));
     const int k = en.is_writer ? 1 : 0;
     en.level = static_cast<std::uint8_t>(level);
 
-    const std::uint32_t b = acquire_buffer(en.base);
+    const std::uint32_t b = acquire_buffer(en.base, ref);
     Buffer& rec = buffers_[b];
     en.col_level = 0;
     en.is_grid = fits_grid(en.window) && (rec.grid_count == 0 || grids_[b].pitch == en.window.pitch);
@@ -276,6 +281,7 @@ void RegionIndex::reset() {
     free_buffer_ = kNoEntry;
     fresh_buffer_ = 0;
     buffer_count_ = 0;
+    ++records_;
     registrations_ = 0;
     last_buffer_ = kNoEntry;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "entry_pool.h"
+#include "pto/runtime/detail/throw.h"
 
 #include <algorithm>
 #include <bit>
@@ -61,8 +62,9 @@ namespace pto::detail {
 ///
 /// Sizing and construction: room for 2 x capacity bucket heads, 24 bytes of links per entry, capacity
 /// buffer records and heads, of which only as many heads as the live entries need are used (see heads_).
-/// Bucket and buffer heads come zeroed from calloc (0 means empty, so they store index + 1); everything
-/// else is initialised on first use, so construction costs O(1) beyond the allocator's and the memory of
+/// Bucket and buffer heads (0 means empty, so they store index + 1) are zeroed only as far as they are in
+/// use (the first few kilobytes at construction, the rest as the used part grows); everything else is
+/// initialised on first use, so construction costs O(1) beyond the allocator's and the memory of
 /// never-used entries is never touched. Nothing allocates after construction. Single-threaded.
 class RegionIndex {
   public:
@@ -71,9 +73,23 @@ class RegionIndex {
     RegionIndex(const RegionIndex&) = delete;
     RegionIndex& operator=(const RegionIndex&) = delete;
 
+    /// BufferRef: which buffer record (kNoEntry: none) a base had when records() was `epoch`. Records
+    /// are acquired and released only with a buffer's first and last entry, so while records() stays
+    /// `epoch` the answer stands, and an access's lookup, superseding check and insert hash the base once.
+    struct BufferRef {
+        std::uint32_t buffer;
+        std::uint64_t epoch;
+    };
+    /// find: the record of buffer `base` now (kNoEntry: it has no entry).
+    [[nodiscard]] BufferRef find(std::uintptr_t base) const { return BufferRef{find_buffer(base), records_}; }
+    /// records: a clock advanced by every record acquired or released (BufferRef::epoch).
+    [[nodiscard]] std::uint64_t records() const { return records_; }
+
     /// insert: indexes allocated entry `e`, whose base, lo, hi, window and is_writer are set; sets its
-    /// level, col_level and is_grid.
-    void insert(std::uint32_t e);
+    /// level, col_level and is_grid. `ref`, if still current (its epoch is records()), names the record
+    /// of the entry's buffer, or that it has none, sparing the buffer lookup.
+    void insert(std::uint32_t e, BufferRef ref);
+    void insert(std::uint32_t e) { insert(e, BufferRef{kNoEntry, records_ + 1}); }
     /// erase: unindexes `e`; frees the buffer record with its last entry.
     void erase(std::uint32_t e);
     /// reset: unindexes every entry of the pool, which the caller resets next: O(entries), clearing only
@@ -96,6 +112,11 @@ class RegionIndex {
     template <class Visit>
     void for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi, const RowWindow& window,
                             Match match, Visit&& visit);
+    /// for_each_candidate on the buffer `ref` names (current: found by find() with no record acquired or
+    /// released since).
+    template <class Visit>
+    void for_each_candidate(BufferRef ref, std::uintptr_t base, std::int64_t lo, std::int64_t hi,
+                            const RowWindow& window, Match match, Visit&& visit);
 
     /// A buffer with more entries than this is indexed by the bucket chains; below it, lookups walk the
     /// buffer's entry lists (at most this many entries, fewer for a read, which walks the writers only).
@@ -108,6 +129,10 @@ class RegionIndex {
     [[nodiscard]] bool is_untouched_since(std::uintptr_t base, std::uint64_t count) const {
         const std::uint32_t b = find_buffer(base);
         return b == kNoEntry || buffers_[b].stamp <= count;
+    }
+    /// is_untouched_since for the buffer `ref` names (current).
+    [[nodiscard]] bool is_untouched_since(BufferRef ref, std::uint64_t count) const {
+        return ref.buffer == kNoEntry || buffers_[ref.buffer].stamp <= count;
     }
 
     /// entries_walked: chain and list entries examined by all queries so far (white-box cost measure).
@@ -259,7 +284,7 @@ class RegionIndex {
         void operator()(void* p) const { std::free(p); }
     };
     template <class T>
-    using ZeroedArray = std::unique_ptr<T[], FreeDeleter>;
+    using HeadArray = std::unique_ptr<T[], FreeDeleter>;
 
     /// family_hash: the hash of everything in a key but the blocks. A registration's hash adds its block
     /// (and column block) to it, so the consecutive blocks one probe visits sit in consecutive buckets:
@@ -288,7 +313,7 @@ class RegionIndex {
     }
     [[nodiscard]] std::uint32_t buffer_slot(std::uintptr_t base) const;
     [[nodiscard]] std::uint32_t find_buffer(std::uintptr_t base) const;
-    [[nodiscard]] std::uint32_t acquire_buffer(std::uintptr_t base);
+    [[nodiscard]] std::uint32_t acquire_buffer(std::uintptr_t base, BufferRef ref);
     void release_buffer(std::uint32_t b);
     void link(std::uint32_t reg, std::uint32_t hash);
     /// register_entry: notes entry `e` (its key fields set) in its indexed buffer's Extents and as
@@ -373,7 +398,7 @@ class RegionIndex {
     /// exceed half of them: a small map's heads stay in cache instead of being spread over the whole
     /// array (a random line per probe measured as the main cost of lookups in the Qwen3 tier-4 trace).
     /// The size is kept across clear(), so a repeated graph grows it once.
-    ZeroedArray<std::uint32_t> heads_;
+    HeadArray<std::uint32_t> heads_;
     std::uint32_t bucket_mask_;
     std::uint32_t max_buckets_;
     std::uint32_t registrations_ = 0;
@@ -382,9 +407,9 @@ class RegionIndex {
         chain_prev_;                         ///< per registration: previous registration + 1, 0 at the head
     std::unique_ptr<BufferLink[]> members_;  ///< per entry
     std::unique_ptr<Buffer[]> buffers_;
-    std::unique_ptr<GridClasses[]> grids_;     ///< per buffer record
-    std::unique_ptr<Extents[]> extents_;       ///< per buffer record
-    ZeroedArray<std::uint32_t> buffer_heads_;  ///< per slot: first record + 1; grown like heads_
+    std::unique_ptr<GridClasses[]> grids_;   ///< per buffer record
+    std::unique_ptr<Extents[]> extents_;     ///< per buffer record
+    HeadArray<std::uint32_t> buffer_heads_;  ///< per slot: first record + 1; grown like heads_
     std::uint32_t buffer_mask_;
     std::uint32_t max_buffer_slots_;
     std::uint32_t free_buffer_ = kNoEntry;
@@ -393,7 +418,8 @@ class RegionIndex {
     std::uint32_t buffer_count_ = 0;
     std::uint64_t entries_walked_ = 0;
     std::uint64_t inserts_ = 0;
-    std::uint64_t erases_ = 0;  ///< entries erased so far, and resets: a clock for the read memo
+    std::uint64_t records_ = 0;  ///< records acquired and released so far (BufferRef::epoch)
+    std::uint64_t erases_ = 0;   ///< entries erased so far, and resets: a clock for the read memo
     /// ReadMemo: the latest probed read (Match::Writers of an indexed buffer) and how many candidates
     /// it visited (their ids in memo_ids_), valid while buffer != kNoEntry, no entry was erased since
     /// (so every id still names the same entry) and no writer of the buffer was registered since (so no
@@ -422,7 +448,14 @@ class RegionIndex {
 template <class Visit>
 void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi,
                                      const RowWindow& window, Match match, Visit&& visit) {
-    const std::uint32_t b = find_buffer(base);
+    for_each_candidate(find(base), base, lo, hi, window, match, visit);
+}
+
+template <class Visit>
+void RegionIndex::for_each_candidate(BufferRef ref, std::uintptr_t base, std::int64_t lo, std::int64_t hi,
+                                     const RowWindow& window, Match match, Visit&& visit) {
+    PTO_ASSERT(ref.epoch == records_, "a stale BufferRef");
+    const std::uint32_t b = ref.buffer;
     if (b == kNoEntry) return;
     const Buffer& rec = buffers_[b];
     // Nothing to meet: a read of a buffer no entry writes (an input every task reads).

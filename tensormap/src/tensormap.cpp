@@ -44,11 +44,15 @@ struct Prepared {
     /// the range, so when none did and nothing was inserted into the buffer since, try_record has
     /// nothing to supersede and skips that pass.
     std::uint64_t looked_up_at;
-    bool has_looked_up;
-    bool met_contained;
+    /// Set by find_producers: the view's buffer record then (RegionIndex::BufferRef, split so that the
+    /// flags below fill the record index's word); try_record uses it while it is current.
+    std::uint64_t buffer_epoch;
     /// The view's creator when the runtime allocated its buffer (0 otherwise): entries of older tasks
     /// belong to an earlier buffer at the same address and are ignored.
     std::uint64_t first_task;
+    std::uint32_t buffer;
+    bool has_looked_up;
+    bool met_contained;
     bool is_writer;
     bool is_dense;
 };
@@ -197,9 +201,14 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
         if (en.lo >= p.shape.first && en.hi <= p.shape.last) met_contained = true;
         if (meets(m.pool, e, p)) out.push_back(TaskId{en.task});
     };
+    const detail::RegionIndex::BufferRef ref = m.index.find(p.base);
     m.index.for_each_candidate(
-        p.base, p.shape.first, p.shape.last, p.window,
+        ref, p.base, p.shape.first, p.shape.last, p.window,
         p.is_writer ? detail::RegionIndex::Match::Accesses : detail::RegionIndex::Match::Writers, visit);
+    // A visit that erased the buffer's last entry released its record and so made `ref` stale.
+    const detail::RegionIndex::BufferRef now = ref.epoch == m.index.records() ? ref : m.index.find(p.base);
+    p.buffer = now.buffer;
+    p.buffer_epoch = now.epoch;
     p.looked_up_at = m.index.insert_count();
     p.met_contained = met_contained;
     p.has_looked_up = true;
@@ -213,9 +222,13 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
     Impl& m = *impl_;
     m.reclaim_oldest(retired);
 
-    // Only a write supersedes; a read skips the buffer lookup below too.
+    // The lookup's buffer record, while no record was acquired or released since (reclaiming may have).
+    detail::RegionIndex::BufferRef ref = p.has_looked_up && p.buffer_epoch == m.index.records()
+                                             ? detail::RegionIndex::BufferRef{p.buffer, p.buffer_epoch}
+                                             : m.index.find(p.base);
+    // Only a write supersedes.
     if (p.is_writer &&
-        (!p.has_looked_up || p.met_contained || !m.index.is_untouched_since(p.base, p.looked_up_at))) {
+        (!p.has_looked_up || p.met_contained || !m.index.is_untouched_since(ref, p.looked_up_at))) {
         // The caller looked this write up first, so it already depends on every entry it overlaps; those it
         // covers can never matter to a later access again (the new entry stands in for them). A writer
         // entry of the very same view is taken over instead (same index keys): no erase and insert.
@@ -236,7 +249,7 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
                 m.remove(e);
             }
         };
-        m.index.for_each_candidate(p.base, p.shape.first, p.shape.last, p.window,
+        m.index.for_each_candidate(ref, p.base, p.shape.first, p.shape.last, p.window,
                                    detail::RegionIndex::Match::Contained, supersede);
         if (same != detail::kNoEntry) {
             m.pool.entry(same).task = task.value;
@@ -260,7 +273,7 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
     en.is_dense = p.is_dense;
     en.window = p.window;
     if (!p.is_dense) detail::copy_shape(m.pool.shape(e), p.shape);
-    m.index.insert(e);
+    m.index.insert(e, ref);  // a stale ref (a record came or went since) makes insert look the buffer up
     return true;
 }
 
