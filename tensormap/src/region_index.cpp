@@ -45,25 +45,6 @@ RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
       max_buffer_slots_(capacity),
       memo_ids_(std::make_unique_for_overwrite<std::uint32_t[]>(kReadMemo)) {}
 
-std::uint32_t RegionIndex::buffer_slot(std::uintptr_t base) const {
-    std::uint64_t h = static_cast<std::uint64_t>(base);
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33;
-    return static_cast<std::uint32_t>(h) & buffer_mask_;
-}
-
-std::uint32_t RegionIndex::find_buffer(std::uintptr_t base) const {
-    if (base == last_base_ && last_buffer_ != kNoEntry) return last_buffer_;
-    std::uint32_t r = buffer_heads_[buffer_slot(base)];
-    while (r != 0 && buffers_[r - 1].base != base)
-        r = buffers_[r - 1].next;
-    if (r == 0) return kNoEntry;
-    last_base_ = base;
-    last_buffer_ = r - 1;
-    return r - 1;
-}
-
 std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base, BufferRef ref) {
     std::uint32_t b = ref.epoch == records_ ? ref.buffer : find_buffer(base);
     if (b != kNoEntry) return b;
@@ -128,19 +109,6 @@ void RegionIndex::grow_if_crowded() {
         grow_buckets();
 }
 
-inline void RegionIndex::register_entry(std::uint32_t e) {
-    Entry& en = pool_.entry(e);
-    en.is_linked = false;
-    Extents& x = extents_[members_[e].buffer];
-    if (en.is_writer) {
-        x.others = x.kind[1];
-        x.latest = e;
-        x.writes = inserts_;
-    }
-    x.kind[en.is_writer ? 1 : 0].add(en);
-    ++buffers_[members_[e].buffer].unlinked[en.is_writer ? 1 : 0];
-}
-
 inline void RegionIndex::link_entry(std::uint32_t e) {
     Entry& en = pool_.entry(e);
     en.is_linked = true;
@@ -195,50 +163,6 @@ void RegionIndex::unlink(std::uint32_t reg) {
         heads_[link.hash & bucket_mask_] = link.next;
     if (link.next != 0) chain_prev_[link.next - 1] = prev;
     --registrations_;
-}
-
-void RegionIndex::insert(std::uint32_t e, BufferRef ref) {
-    Entry& en = pool_.entry(e);
-    const int level = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(en.hi - en.lo)));
-    const int k = en.is_writer ? 1 : 0;
-    en.level = static_cast<std::uint8_t>(level);
-
-    const std::uint32_t b = acquire_buffer(en.base, ref);
-    Buffer& rec = buffers_[b];
-    en.col_level = 0;
-    en.is_grid = fits_grid(en.window) && (rec.grid_count == 0 || grids_[b].pitch == en.window.pitch);
-    if (en.is_grid) {
-        GridClasses& g = grids_[b];
-        if (!rec.has_grid) {
-            g.wide[0] = g.wide[1] = 0;
-            g.cols[0] = g.cols[1] = 0;
-            rec.has_grid = true;
-        }
-        if (rec.grid_count++ == 0) {
-            g.pitch = en.window.pitch;
-            g.phase = en.window.phase;
-            rec.is_mixed = false;
-        } else if (en.window.phase != g.phase) {
-            rec.is_mixed = true;
-        }
-        en.col_level = static_cast<std::uint8_t>(std::bit_width(static_cast<std::uint64_t>(en.window.width)));
-        g.wide[k] |= std::uint64_t{1} << level;
-        g.cols[k] |= std::uint64_t{1} << en.col_level;
-    } else {
-        rec.flat[k] |= std::uint64_t{1} << level;
-    }
-    rec.stamp = ++inserts_;
-    std::uint32_t& first = rec.first_entry[k];
-    members_[e] = BufferLink{b, kNoEntry, first};
-    if (first != kNoEntry) members_[first].prev = e;
-    first = e;
-    ++rec.entry_count;
-
-    // Nothing is linked here (see Buffer::unlinked), so the bucket table grows in link_pending.
-    if (rec.is_indexed)
-        register_entry(e);
-    else if (rec.entry_count > kSmallBuffer) [[unlikely]]
-        index_buffer(b);
 }
 
 void RegionIndex::erase(std::uint32_t e) {
