@@ -27,7 +27,10 @@ struct alignas(64) Entry {
     bool is_writer;          ///< written (Out/InOut) rather than read
     bool is_grid;            ///< RegionIndex keyed it by row band and column block too (its buffer's pitch)
     bool is_dense;           ///< its elements are every index in [lo, hi] (view_shape.h is_dense)
-    bool is_linked;          ///< RegionIndex registered it in its bucket chains (set while indexed)
+    /// Its shape is rows: rank 2, strides {1, window.pitch}, which lo, hi and window determine. Neither
+    /// a dense nor a rows entry stores its shape (EntryPool::shape is left unwritten).
+    bool is_rows;
+    bool is_linked;  ///< RegionIndex registered it in its bucket chains (set while indexed)
 };
 static_assert(sizeof(Entry) == 64, "what a lookup reads of an entry fits one cache line");
 

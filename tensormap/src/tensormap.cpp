@@ -57,20 +57,36 @@ struct Prepared {
     bool is_dense;
 };
 
-/// entry_shape: the normal form of entry `e`. A dense entry stores none (its range says everything, and
-/// not copying 104 bytes per record spares two cache lines per entry): it is rebuilt into `scratch`.
+/// is_rows_shape: whether a bounded shape is rows, rank 2 with strides {1, pitch} (build_simple's Rows and
+/// the same shape reached by the general path), which its range and row window determine.
+bool is_rows_shape(const detail::ViewShape& s) {
+    return s.rank == 2 && s.stride[0] == 1 && !s.is_opaque && !s.is_empty;
+}
+
+/// entry_shape: the normal form of entry `e`. Dense and rows entries store none (their range and window
+/// say everything, and not copying 104 bytes per record spares two cache lines per entry): it is rebuilt
+/// into `scratch`.
 const detail::ViewShape& entry_shape(const detail::EntryPool& pool, std::uint32_t e,
                                      detail::ViewShape& scratch) {
     const detail::Entry& en = pool.entry(e);
-    if (!en.is_dense) return pool.shape(e);
+    if (!en.is_dense && !en.is_rows) return pool.shape(e);
     scratch.first = en.lo;
     scratch.last = en.hi;
     scratch.stride[0] = 1;
-    scratch.count[0] = en.hi - en.lo + 1;
-    scratch.rank = en.lo == en.hi ? 0 : 1;
     scratch.is_empty = false;
     scratch.is_opaque = false;
     scratch.is_chain = true;
+    if (en.is_rows) {
+        // hi = lo + (rows - 1) * pitch + width, and the row window's width is count[0] - 1.
+        const std::int64_t pitch = en.window.pitch;
+        scratch.count[0] = en.window.width + 1;
+        scratch.stride[1] = pitch;
+        scratch.count[1] = detail::exact_div(en.hi - en.lo - en.window.width, pitch) + 1;
+        scratch.rank = 2;
+        return scratch;
+    }
+    scratch.count[0] = en.hi - en.lo + 1;
+    scratch.rank = en.lo == en.hi ? 0 : 1;
     return scratch;
 }
 
@@ -240,7 +256,7 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
                 m.remove(e);
             } else if (same == detail::kNoEntry && en.is_writer && en.lo == p.shape.first &&
                        en.hi == p.shape.last && en.is_dense == p.is_dense &&
-                       (en.is_dense || detail::same_layout(m.pool.shape(e), p.shape))) {
+                       (en.is_dense || detail::same_layout(entry_shape(m.pool, e, scratch), p.shape))) {
                 // Two dense views with the same range are the same elements.
                 same = e;
             } else if (p.is_dense || detail::shape_covers(p.shape, entry_shape(m.pool, e, scratch)) ==
@@ -272,7 +288,8 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
     en.is_writer = p.is_writer;
     en.is_dense = p.is_dense;
     en.window = p.window;
-    if (!p.is_dense) detail::copy_shape(m.pool.shape(e), p.shape);
+    en.is_rows = !p.is_dense && is_rows_shape(p.shape);
+    if (!p.is_dense && !en.is_rows) detail::copy_shape(m.pool.shape(e), p.shape);
     m.index.insert(e, ref);  // a stale ref (a record came or went since) makes insert look the buffer up
     return true;
 }
