@@ -380,10 +380,15 @@ class RegionIndex {
                              std::uint64_t walked);
     template <class Visit>
     void walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit);
-    /// probe_indexed: for_each_candidate on indexed buffer `b`; out of line, so the common cases (no
-    /// buffer, no writer to meet, a small buffer) stay small where the lookup inlines them.
+    /// probe_indexed: for_each_candidate on indexed buffer `b`. Inline: what the Extents settle (nothing
+    /// near, or only the latest writer: most lookups of an indexed buffer) costs no call.
     template <class Visit>
-    [[gnu::noinline]] void probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit);
+    void probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit);
+    /// probe_near: the rest of probe_indexed, for a query near entries of the kinds near_w and near_r
+    /// select; out of line, so the lookup that inlines probe_indexed stays small.
+    template <class Visit>
+    [[gnu::noinline]] void probe_near(std::uint32_t b, const Query& q, Match match, std::uint64_t near_w,
+                                      std::uint64_t near_r, Visit& visit);
     /// probe_all: probe_indexed's probes (or list walk) over the classes of the kinds selected by
     /// near_w and near_r (all bits or none).
     template <class Visit>
@@ -559,6 +564,13 @@ void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Vi
         if (selects(pool_.entry(e), q.lo, q.hi, match)) visit(e);
         return;
     }
+    probe_near(b, q, match, near_w, near_r, visit);
+}
+
+template <class Visit>
+void RegionIndex::probe_near(std::uint32_t b, const Query& q, Match match, std::uint64_t near_w,
+                             std::uint64_t near_r, Visit& visit) {
+    const Extents& x = extents_[b];
     if (match != Match::Writers) {
         probe_all(b, q, match, near_w, near_r, visit);
         return;
