@@ -199,6 +199,16 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
     if (!access.is_active_) return;
     Prepared& p = *std::launder(reinterpret_cast<Prepared*>(access.storage_));
     Impl& m = *impl_;
+    const detail::RegionIndex::BufferRef ref = m.index.find(p.base);
+    p.looked_up_at = m.index.insert_count();
+    p.has_looked_up = true;
+    if (ref.buffer == detail::kNoEntry) {
+        // No entry of the buffer (the first access of a fresh one, most often): nothing to find.
+        p.buffer = ref.buffer;
+        p.buffer_epoch = ref.epoch;
+        p.met_contained = false;
+        return;
+    }
     bool met_contained = false;
     auto visit = [&](std::uint32_t e) {
         const detail::Entry& en = m.pool.entry(e);
@@ -217,7 +227,6 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
         if (en.lo >= p.shape.first && en.hi <= p.shape.last) met_contained = true;
         if (meets(m.pool, e, p)) out.push_back(TaskId{en.task});
     };
-    const detail::RegionIndex::BufferRef ref = m.index.find(p.base);
     m.index.for_each_candidate(
         ref, p.base, p.shape.first, p.shape.last, p.window,
         p.is_writer ? detail::RegionIndex::Match::Accesses : detail::RegionIndex::Match::Writers, visit);
@@ -225,9 +234,7 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
     const detail::RegionIndex::BufferRef now = ref.epoch == m.index.records() ? ref : m.index.find(p.base);
     p.buffer = now.buffer;
     p.buffer_epoch = now.epoch;
-    p.looked_up_at = m.index.insert_count();
     p.met_contained = met_contained;
-    p.has_looked_up = true;
 }
 
 bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks& retired) {
