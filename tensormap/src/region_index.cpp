@@ -46,9 +46,12 @@ RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
       memo_ids_(std::make_unique_for_overwrite<std::uint32_t[]>(kReadMemo)) {}
 
 std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base, BufferRef ref) {
-    std::uint32_t b = ref.epoch == records_ ? ref.buffer : find_buffer(base);
+    // A missing record stays missing until one is acquired (insert's contract); a found one was released.
+    PTO_ASSERT(ref.buffer != kNoEntry || is_current(ref, base), "a stale BufferRef of a missing record");
+    std::uint32_t b = ref.buffer == kNoEntry ? kNoEntry : find_buffer(base);
     if (b != kNoEntry) return b;
-    ++records_;
+    recent_acquires_[acquires_ % kRecentAcquires] = base;
+    ++acquires_;
     // A record lives only while its buffer has an entry, so there are never more records than entries.
     if (free_buffer_ != kNoEntry) {
         b = free_buffer_;
@@ -74,7 +77,7 @@ void RegionIndex::release_buffer(std::uint32_t b) {
         link = &buffers_[*link - 1].next;
     *link = buffers_[b].next;
     if (last_buffer_ == b) last_buffer_ = kNoEntry;
-    ++records_;
+    ++releases_;
     buffers_[b].is_live = false;
     buffers_[b].next = free_buffer_;
     free_buffer_ = b;
@@ -205,7 +208,7 @@ void RegionIndex::reset() {
     free_buffer_ = kNoEntry;
     fresh_buffer_ = 0;
     buffer_count_ = 0;
-    ++records_;
+    ++releases_;  // every record is gone; missing ones stay missing
     registrations_ = 0;
     last_buffer_ = kNoEntry;
 }

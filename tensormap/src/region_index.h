@@ -73,23 +73,42 @@ class RegionIndex {
     RegionIndex(const RegionIndex&) = delete;
     RegionIndex& operator=(const RegionIndex&) = delete;
 
-    /// BufferRef: which buffer record (kNoEntry: none) a base had when records() was `epoch`. Records
-    /// are acquired and released only with a buffer's first and last entry, so while records() stays
-    /// `epoch` the answer stands, and an access's lookup, superseding check and insert hash the base once.
+    /// BufferRef: which buffer record a base had (kNoEntry: none), and when, so that an access's lookup,
+    /// superseding check and insert hash the base once. Records are acquired and released only with a
+    /// buffer's first and last entry. A record keeps its base until it is released, so a found record
+    /// stands while no record was released since (`epoch` counts releases). A missing one stands while no
+    /// record was acquired for that base since (`epoch` counts acquisitions; the last few acquired bases
+    /// are remembered, so the records a task's earlier accesses create do not make its later lookups of
+    /// other fresh buffers stale).
     struct BufferRef {
         std::uint32_t buffer;
         std::uint64_t epoch;
     };
     /// find: the record of buffer `base` now (kNoEntry: it has no entry).
-    [[nodiscard]] BufferRef find(std::uintptr_t base) const { return BufferRef{find_buffer(base), records_}; }
-    /// records: a clock advanced by every record acquired or released (BufferRef::epoch).
-    [[nodiscard]] std::uint64_t records() const { return records_; }
+    [[nodiscard]] BufferRef find(std::uintptr_t base) const {
+        const std::uint32_t b = find_buffer(base);
+        return BufferRef{b, b == kNoEntry ? acquires_ : releases_};
+    }
+    /// is_current: whether `ref`, found for `base`, still names its record (or its absence).
+    [[nodiscard]] bool is_current(const BufferRef& ref, std::uintptr_t base) const {
+        if (ref.buffer != kNoEntry) return ref.epoch == releases_;
+        const std::uint64_t since = acquires_ - ref.epoch;
+        if (since > kRecentAcquires) return false;
+        for (std::uint64_t i = ref.epoch; i != acquires_; ++i)
+            if (recent_acquires_[i % kRecentAcquires] == base) return false;
+        return true;
+    }
+    /// current: `ref` while it is current, else the record found anew.
+    [[nodiscard]] BufferRef current(const BufferRef& ref, std::uintptr_t base) const {
+        return is_current(ref, base) ? ref : find(base);
+    }
 
     /// insert: indexes allocated entry `e`, whose base, lo, hi, window and is_writer are set; sets its
-    /// level, col_level and is_grid. `ref`, if still current (its epoch is records()), names the record
-    /// of the entry's buffer, or that it has none, sparing the buffer lookup.
+    /// level, col_level and is_grid. `ref` is a BufferRef of the entry's buffer that was current when the
+    /// caller last checked, with no record acquired since (erasing entries may have released records: a
+    /// released record is looked up anew).
     void insert(std::uint32_t e, BufferRef ref);
-    void insert(std::uint32_t e) { insert(e, BufferRef{kNoEntry, records_ + 1}); }
+    void insert(std::uint32_t e) { insert(e, find(pool_.entry(e).base)); }
     /// erase: unindexes `e`; frees the buffer record with its last entry.
     void erase(std::uint32_t e);
     /// reset: unindexes every entry of the pool, which the caller resets next: O(entries), clearing only
@@ -423,8 +442,11 @@ class RegionIndex {
     std::uint32_t buffer_count_ = 0;
     std::uint64_t entries_walked_ = 0;
     std::uint64_t inserts_ = 0;
-    std::uint64_t records_ = 0;  ///< records acquired and released so far (BufferRef::epoch)
-    std::uint64_t erases_ = 0;   ///< entries erased so far, and resets: a clock for the read memo
+    std::uint64_t acquires_ = 0;  ///< records acquired so far (BufferRef::epoch of a missing record)
+    std::uint64_t releases_ = 0;  ///< records released so far, and resets (BufferRef::epoch of a record)
+    static constexpr std::uint64_t kRecentAcquires = 8;
+    std::uintptr_t recent_acquires_[kRecentAcquires] = {};  ///< base of acquisition i at i % kRecentAcquires
+    std::uint64_t erases_ = 0;  ///< entries erased so far, and resets: a clock for the read memo
     /// ReadMemo: the latest probed read (Match::Writers of an indexed buffer) and how many candidates
     /// it visited (their ids in memo_ids_), valid while buffer != kNoEntry, no entry was erased since
     /// (so every id still names the same entry) and no writer of the buffer was registered since (so no
@@ -489,7 +511,7 @@ inline void RegionIndex::insert(std::uint32_t e, BufferRef ref) {
     en.level = static_cast<std::uint8_t>(level);
 
     const std::uint32_t b =
-        ref.epoch == records_ && ref.buffer != kNoEntry ? ref.buffer : acquire_buffer(en.base, ref);
+        ref.buffer != kNoEntry && ref.epoch == releases_ ? ref.buffer : acquire_buffer(en.base, ref);
     Buffer& rec = buffers_[b];
     en.col_level = 0;
     en.is_grid = fits_grid(en.window) && (rec.grid_count == 0 || grids_[b].pitch == en.window.pitch);
@@ -536,7 +558,7 @@ void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::
 template <class Visit>
 void RegionIndex::for_each_candidate(BufferRef ref, std::uintptr_t base, std::int64_t lo, std::int64_t hi,
                                      const RowWindow& window, Match match, Visit&& visit) {
-    PTO_ASSERT(ref.epoch == records_, "a stale BufferRef");
+    PTO_ASSERT(is_current(ref, base), "a stale BufferRef");
     const std::uint32_t b = ref.buffer;
     if (b == kNoEntry) return;
     const Buffer& rec = buffers_[b];

@@ -231,7 +231,7 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
         ref, p.base, p.shape.first, p.shape.last, p.window,
         p.is_writer ? detail::RegionIndex::Match::Accesses : detail::RegionIndex::Match::Writers, visit);
     // A visit that erased the buffer's last entry released its record and so made `ref` stale.
-    const detail::RegionIndex::BufferRef now = ref.epoch == m.index.records() ? ref : m.index.find(p.base);
+    const detail::RegionIndex::BufferRef now = m.index.current(ref, p.base);  // `ref` names a record here
     p.buffer = now.buffer;
     p.buffer_epoch = now.epoch;
     p.met_contained = met_contained;
@@ -245,10 +245,11 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
     Impl& m = *impl_;
     m.reclaim_oldest(retired);
 
-    // The lookup's buffer record, while no record was acquired or released since (reclaiming may have).
-    detail::RegionIndex::BufferRef ref = p.has_looked_up && p.buffer_epoch == m.index.records()
-                                             ? detail::RegionIndex::BufferRef{p.buffer, p.buffer_epoch}
-                                             : m.index.find(p.base);
+    // The lookup's buffer record while it is current (records the task's earlier accesses created, or
+    // reclaiming released, may have changed it). Only entries leave from here to the insert below, so a
+    // missing record stays missing.
+    detail::RegionIndex::BufferRef ref =
+        p.has_looked_up ? m.index.current({p.buffer, p.buffer_epoch}, p.base) : m.index.find(p.base);
     // Only a write supersedes.
     if (p.is_writer &&
         (!p.has_looked_up || p.met_contained || !m.index.is_untouched_since(ref, p.looked_up_at))) {
