@@ -107,7 +107,7 @@ class RegionIndex {
     /// level, col_level and is_grid. `ref` is a BufferRef of the entry's buffer that was current when the
     /// caller last checked, with no record acquired since (erasing entries may have released records: a
     /// released record is looked up anew).
-    void insert(std::uint32_t e, BufferRef ref);
+    [[gnu::always_inline]] inline void insert(std::uint32_t e, BufferRef ref);
     void insert(std::uint32_t e) { insert(e, find(pool_.entry(e).base)); }
     /// erase: unindexes `e`; frees the buffer record with its last entry.
     void erase(std::uint32_t e);

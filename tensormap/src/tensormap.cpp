@@ -152,6 +152,12 @@ struct TensorMap::Impl {
         }
     }
 
+    /// supersede: a write's superseding pass (see try_record), out of line so that the record's common
+    /// path (nothing to supersede) keeps a small frame. Returns true when the write took over an entry of
+    /// the very same view, which then stands for it: nothing is left to insert.
+    [[gnu::noinline]] bool supersede(const Prepared& p, detail::RegionIndex::BufferRef ref, TaskId task,
+                                     const RetiredTasks& retired);
+
     /// Cold path for a full pool: finds retired entries anywhere (callers may record out of task order).
     bool reclaim_anywhere(const RetiredTasks& retired) {
         bool freed = false;
@@ -237,6 +243,37 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
     p.met_contained = met_contained;
 }
 
+bool TensorMap::Impl::supersede(const Prepared& p, detail::RegionIndex::BufferRef ref, TaskId task,
+                                const RetiredTasks& retired) {
+    Impl& m = *this;
+    // The caller looked this write up first, so it already depends on every entry it overlaps; those it
+    // covers can never matter to a later access again (the new entry stands in for them). A writer
+    // entry of the very same view is taken over instead (same index keys): no erase and insert.
+    std::uint32_t same = detail::kNoEntry;
+    detail::ViewShape scratch;
+    auto visit = [&](std::uint32_t e) {
+        const detail::Entry& en = m.pool.entry(e);
+        if (Impl::is_reclaimable(en, retired)) {
+            m.remove(e);
+        } else if (same == detail::kNoEntry && en.is_writer && en.lo == p.shape.first &&
+                   en.hi == p.shape.last && en.is_dense == p.is_dense &&
+                   (en.is_dense || detail::same_layout(entry_shape(m.pool, e, scratch), p.shape))) {
+            // Two dense views with the same range are the same elements.
+            same = e;
+        } else if (p.is_dense ||
+                   detail::shape_covers(p.shape, entry_shape(m.pool, e, scratch)) == detail::Answer::Yes) {
+            // A contained entry lies in the view's range, all of which a dense view holds.
+            m.remove(e);
+        }
+    };
+    m.index.for_each_candidate(ref, p.base, p.shape.first, p.shape.last, p.window,
+                               detail::RegionIndex::Match::Contained, visit);
+    if (same == detail::kNoEntry) return false;
+    m.pool.entry(same).task = task.value;
+    m.pool.touch(same);
+    return true;
+}
+
 bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks& retired) {
     if (!access.is_active_) return true;
     if (!task.is_valid()) [[unlikely]]
@@ -252,35 +289,9 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
         p.has_looked_up ? m.index.current({p.buffer, p.buffer_epoch}, p.base) : m.index.find(p.base);
     // Only a write supersedes.
     if (p.is_writer &&
-        (!p.has_looked_up || p.met_contained || !m.index.is_untouched_since(ref, p.looked_up_at))) {
-        // The caller looked this write up first, so it already depends on every entry it overlaps; those it
-        // covers can never matter to a later access again (the new entry stands in for them). A writer
-        // entry of the very same view is taken over instead (same index keys): no erase and insert.
-        std::uint32_t same = detail::kNoEntry;
-        detail::ViewShape scratch;
-        auto supersede = [&](std::uint32_t e) {
-            const detail::Entry& en = m.pool.entry(e);
-            if (Impl::is_reclaimable(en, retired)) {
-                m.remove(e);
-            } else if (same == detail::kNoEntry && en.is_writer && en.lo == p.shape.first &&
-                       en.hi == p.shape.last && en.is_dense == p.is_dense &&
-                       (en.is_dense || detail::same_layout(entry_shape(m.pool, e, scratch), p.shape))) {
-                // Two dense views with the same range are the same elements.
-                same = e;
-            } else if (p.is_dense || detail::shape_covers(p.shape, entry_shape(m.pool, e, scratch)) ==
-                                         detail::Answer::Yes) {
-                // A contained entry lies in the view's range, all of which a dense view holds.
-                m.remove(e);
-            }
-        };
-        m.index.for_each_candidate(ref, p.base, p.shape.first, p.shape.last, p.window,
-                                   detail::RegionIndex::Match::Contained, supersede);
-        if (same != detail::kNoEntry) {
-            m.pool.entry(same).task = task.value;
-            m.pool.touch(same);
-            return true;
-        }
-    }
+        (!p.has_looked_up || p.met_contained || !m.index.is_untouched_since(ref, p.looked_up_at)) &&
+        m.supersede(p, ref, task, retired))
+        return true;
 
     // Removing covered entries above only ever makes room, so a false return below has changed nothing.
     std::uint32_t e = m.pool.try_allocate();
