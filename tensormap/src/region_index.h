@@ -131,8 +131,7 @@ class RegionIndex {
     template <class Visit>
     void for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi, const RowWindow& window,
                             Match match, Visit&& visit);
-    /// for_each_candidate on the buffer `ref` names (current: found by find() with no record acquired or
-    /// released since).
+    /// for_each_candidate on the buffer `ref` names, which must be current (is_current).
     template <class Visit>
     void for_each_candidate(BufferRef ref, std::uintptr_t base, std::int64_t lo, std::int64_t hi,
                             const RowWindow& window, Match match, Visit&& visit);

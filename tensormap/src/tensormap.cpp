@@ -309,7 +309,7 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
     en.window = p.window;
     en.is_rows = !p.is_dense && is_rows_shape(p.shape);
     if (!p.is_dense && !en.is_rows) detail::copy_shape(m.pool.shape(e), p.shape);
-    m.index.insert(e, ref);  // a stale ref (a record came or went since) makes insert look the buffer up
+    m.index.insert(e, ref);  // if superseding or reclaiming released the record, insert looks it up
     return true;
 }
 
