@@ -11,19 +11,6 @@ EntryPool::EntryPool(std::uint32_t capacity)
       shapes_(std::make_unique_for_overwrite<ViewShape[]>(capacity)),
       ages_(std::make_unique_for_overwrite<AgeLink[]>(capacity)) {}
 
-std::uint32_t EntryPool::try_allocate() {
-    std::uint32_t e = free_head_;
-    if (e != kNoEntry)
-        free_head_ = ages_[e].next;
-    else if (fresh_ < capacity_)
-        e = fresh_++;
-    else
-        return kNoEntry;
-    append(e);
-    ++size_;
-    return e;
-}
-
 void EntryPool::release(std::uint32_t e) {
     unlink(e);
     ages_[e].next = free_head_;
@@ -55,15 +42,6 @@ void EntryPool::unlink(std::uint32_t e) {
         ages_[link.next].prev = link.prev;
     else
         youngest_ = link.prev;
-}
-
-void EntryPool::append(std::uint32_t e) {
-    ages_[e] = AgeLink{youngest_, kNoEntry};
-    if (youngest_ != kNoEntry)
-        ages_[youngest_].next = e;
-    else
-        oldest_ = e;
-    youngest_ = e;
 }
 
 }  // namespace pto::detail

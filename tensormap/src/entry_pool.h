@@ -27,7 +27,10 @@ struct alignas(64) Entry {
     bool is_writer;          ///< written (Out/InOut) rather than read
     bool is_grid;            ///< RegionIndex keyed it by row band and column block too (its buffer's pitch)
     bool is_dense;           ///< its elements are every index in [lo, hi] (view_shape.h is_dense)
-    bool is_linked;          ///< RegionIndex registered it in its bucket chains (set while indexed)
+    /// Its shape is rows: rank 2, strides {1, window.pitch}, which lo, hi and window determine. Neither
+    /// a dense nor a rows entry stores its shape (EntryPool::shape is left unwritten).
+    bool is_rows;
+    bool is_linked;  ///< RegionIndex registered it in its bucket chains (set while indexed)
 };
 static_assert(sizeof(Entry) == 64, "what a lookup reads of an entry fits one cache line");
 
@@ -42,7 +45,18 @@ class EntryPool {
 
     /// try_allocate: a free entry, appended as the youngest; kNoEntry when all are in use. The caller fills
     /// the entry and its shape.
-    [[nodiscard]] std::uint32_t try_allocate();
+    [[nodiscard]] std::uint32_t try_allocate() {
+        std::uint32_t e = free_head_;
+        if (e != kNoEntry)
+            free_head_ = ages_[e].next;
+        else if (fresh_ < capacity_)
+            e = fresh_++;
+        else
+            return kNoEntry;
+        append(e);
+        ++size_;
+        return e;
+    }
     /// release: returns an allocated entry to the free list.
     void release(std::uint32_t e);
     /// touch: moves allocated entry `e` to the young end, as if just allocated (an entry reused in place).
@@ -68,7 +82,14 @@ class EntryPool {
     };
 
     void unlink(std::uint32_t e);
-    void append(std::uint32_t e);
+    void append(std::uint32_t e) {
+        ages_[e] = AgeLink{youngest_, kNoEntry};
+        if (youngest_ != kNoEntry)
+            ages_[youngest_].next = e;
+        else
+            oldest_ = e;
+        youngest_ = e;
+    }
 
     std::uint32_t capacity_;
     std::unique_ptr<Entry[]> entries_;  // uninitialised until handed out

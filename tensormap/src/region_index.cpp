@@ -15,12 +15,15 @@ namespace {
 constexpr std::uint32_t kInitialBuckets = 4096;
 constexpr std::uint32_t kInitialBufferSlots = 256;
 
-/// zeroed: `count` zero-initialised values from calloc, which hands out fresh pages of a large block
-/// without writing them, so the heads of a large map cost nothing until used.
-std::uint32_t* zeroed(std::size_t count) {
-    void* p = std::calloc(count, sizeof(std::uint32_t));
+/// heads: room for `count` heads of which only the first `used` are zeroed; the growth paths zero the
+/// part they start to use. Not calloc: once glibc has raised its mmap threshold (a map freed and built
+/// again, as a benchmark does per run), calloc takes a large block from the heap and clears all of it,
+/// which cost more than the rest of building the map.
+std::uint32_t* heads(std::size_t count, std::size_t used) {
+    void* p = std::malloc(count * sizeof(std::uint32_t));
     if (p == nullptr) [[unlikely]]
         throw std::bad_alloc();
+    std::memset(p, 0, used * sizeof(std::uint32_t));
     return static_cast<std::uint32_t*>(p);
 }
 
@@ -28,7 +31,7 @@ std::uint32_t* zeroed(std::size_t count) {
 
 RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
     : pool_(pool),
-      heads_(zeroed(std::size_t{capacity} * 2)),
+      heads_(heads(std::size_t{capacity} * 2, std::min(capacity * 2, kInitialBuckets))),
       bucket_mask_(std::min(capacity * 2, kInitialBuckets) - 1),
       max_buckets_(capacity * 2),
       chain_(std::make_unique_for_overwrite<ChainLink[]>(std::size_t{capacity} * 2)),
@@ -37,33 +40,18 @@ RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
       buffers_(std::make_unique_for_overwrite<Buffer[]>(capacity)),
       grids_(std::make_unique_for_overwrite<GridClasses[]>(capacity)),
       extents_(std::make_unique_for_overwrite<Extents[]>(capacity)),
-      buffer_heads_(zeroed(capacity)),
+      buffer_heads_(heads(capacity, std::min(capacity, kInitialBufferSlots))),
       buffer_mask_(std::min(capacity, kInitialBufferSlots) - 1),
       max_buffer_slots_(capacity),
       memo_ids_(std::make_unique_for_overwrite<std::uint32_t[]>(kReadMemo)) {}
 
-std::uint32_t RegionIndex::buffer_slot(std::uintptr_t base) const {
-    std::uint64_t h = static_cast<std::uint64_t>(base);
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33;
-    return static_cast<std::uint32_t>(h) & buffer_mask_;
-}
-
-std::uint32_t RegionIndex::find_buffer(std::uintptr_t base) const {
-    if (base == last_base_ && last_buffer_ != kNoEntry) return last_buffer_;
-    std::uint32_t r = buffer_heads_[buffer_slot(base)];
-    while (r != 0 && buffers_[r - 1].base != base)
-        r = buffers_[r - 1].next;
-    if (r == 0) return kNoEntry;
-    last_base_ = base;
-    last_buffer_ = r - 1;
-    return r - 1;
-}
-
-std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base) {
-    std::uint32_t b = find_buffer(base);
+std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base, BufferRef ref) {
+    // A missing record stays missing until one is acquired (insert's contract); a found one was released.
+    PTO_ASSERT(ref.buffer != kNoEntry || is_current(ref, base), "a stale BufferRef of a missing record");
+    std::uint32_t b = ref.buffer == kNoEntry ? kNoEntry : find_buffer(base);
     if (b != kNoEntry) return b;
+    recent_acquires_[acquires_ % kRecentAcquires] = base;
+    ++acquires_;
     // A record lives only while its buffer has an entry, so there are never more records than entries.
     if (free_buffer_ != kNoEntry) {
         b = free_buffer_;
@@ -89,6 +77,7 @@ void RegionIndex::release_buffer(std::uint32_t b) {
         link = &buffers_[*link - 1].next;
     *link = buffers_[b].next;
     if (last_buffer_ == b) last_buffer_ = kNoEntry;
+    ++releases_;
     buffers_[b].is_live = false;
     buffers_[b].next = free_buffer_;
     free_buffer_ = b;
@@ -121,19 +110,6 @@ void RegionIndex::grow_buckets() {
 void RegionIndex::grow_if_crowded() {
     if (registrations_ * 2 > bucket_mask_ + 1 && bucket_mask_ + 1 < max_buckets_) [[unlikely]]
         grow_buckets();
-}
-
-inline void RegionIndex::register_entry(std::uint32_t e) {
-    Entry& en = pool_.entry(e);
-    en.is_linked = false;
-    Extents& x = extents_[members_[e].buffer];
-    if (en.is_writer) {
-        x.others = x.kind[1];
-        x.latest = e;
-        x.writes = inserts_;
-    }
-    x.kind[en.is_writer ? 1 : 0].add(en);
-    ++buffers_[members_[e].buffer].unlinked[en.is_writer ? 1 : 0];
 }
 
 inline void RegionIndex::link_entry(std::uint32_t e) {
@@ -192,50 +168,6 @@ void RegionIndex::unlink(std::uint32_t reg) {
     --registrations_;
 }
 
-void RegionIndex::insert(std::uint32_t e) {
-    Entry& en = pool_.entry(e);
-    const int level = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(en.hi - en.lo)));
-    const int k = en.is_writer ? 1 : 0;
-    en.level = static_cast<std::uint8_t>(level);
-
-    const std::uint32_t b = acquire_buffer(en.base);
-    Buffer& rec = buffers_[b];
-    en.col_level = 0;
-    en.is_grid = fits_grid(en.window) && (rec.grid_count == 0 || grids_[b].pitch == en.window.pitch);
-    if (en.is_grid) {
-        GridClasses& g = grids_[b];
-        if (!rec.has_grid) {
-            g.wide[0] = g.wide[1] = 0;
-            g.cols[0] = g.cols[1] = 0;
-            rec.has_grid = true;
-        }
-        if (rec.grid_count++ == 0) {
-            g.pitch = en.window.pitch;
-            g.phase = en.window.phase;
-            rec.is_mixed = false;
-        } else if (en.window.phase != g.phase) {
-            rec.is_mixed = true;
-        }
-        en.col_level = static_cast<std::uint8_t>(std::bit_width(static_cast<std::uint64_t>(en.window.width)));
-        g.wide[k] |= std::uint64_t{1} << level;
-        g.cols[k] |= std::uint64_t{1} << en.col_level;
-    } else {
-        rec.flat[k] |= std::uint64_t{1} << level;
-    }
-    rec.stamp = ++inserts_;
-    std::uint32_t& first = rec.first_entry[k];
-    members_[e] = BufferLink{b, kNoEntry, first};
-    if (first != kNoEntry) members_[first].prev = e;
-    first = e;
-    ++rec.entry_count;
-
-    // Nothing is linked here (see Buffer::unlinked), so the bucket table grows in link_pending.
-    if (rec.is_indexed)
-        register_entry(e);
-    else if (rec.entry_count > kSmallBuffer) [[unlikely]]
-        index_buffer(b);
-}
-
 void RegionIndex::erase(std::uint32_t e) {
     ++erases_;
     const BufferLink member = members_[e];
@@ -276,6 +208,7 @@ void RegionIndex::reset() {
     free_buffer_ = kNoEntry;
     fresh_buffer_ = 0;
     buffer_count_ = 0;
+    ++releases_;  // every record is gone; missing ones stay missing
     registrations_ = 0;
     last_buffer_ = kNoEntry;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "entry_pool.h"
+#include "pto/runtime/detail/throw.h"
 
 #include <algorithm>
 #include <bit>
@@ -61,8 +62,9 @@ namespace pto::detail {
 ///
 /// Sizing and construction: room for 2 x capacity bucket heads, 24 bytes of links per entry, capacity
 /// buffer records and heads, of which only as many heads as the live entries need are used (see heads_).
-/// Bucket and buffer heads come zeroed from calloc (0 means empty, so they store index + 1); everything
-/// else is initialised on first use, so construction costs O(1) beyond the allocator's and the memory of
+/// Bucket and buffer heads (0 means empty, so they store index + 1) are zeroed only as far as they are in
+/// use (the first few kilobytes at construction, the rest as the used part grows); everything else is
+/// initialised on first use, so construction costs O(1) beyond the allocator's and the memory of
 /// never-used entries is never touched. Nothing allocates after construction. Single-threaded.
 class RegionIndex {
   public:
@@ -71,9 +73,42 @@ class RegionIndex {
     RegionIndex(const RegionIndex&) = delete;
     RegionIndex& operator=(const RegionIndex&) = delete;
 
+    /// BufferRef: which buffer record a base had (kNoEntry: none), and when, so that an access's lookup,
+    /// superseding check and insert hash the base once. Records are acquired and released only with a
+    /// buffer's first and last entry. A record keeps its base until it is released, so a found record
+    /// stands while no record was released since (`epoch` counts releases). A missing one stands while no
+    /// record was acquired for that base since (`epoch` counts acquisitions; the last few acquired bases
+    /// are remembered, so the records a task's earlier accesses create do not make its later lookups of
+    /// other fresh buffers stale).
+    struct BufferRef {
+        std::uint32_t buffer;
+        std::uint64_t epoch;
+    };
+    /// find: the record of buffer `base` now (kNoEntry: it has no entry).
+    [[nodiscard]] BufferRef find(std::uintptr_t base) const {
+        const std::uint32_t b = find_buffer(base);
+        return BufferRef{b, b == kNoEntry ? acquires_ : releases_};
+    }
+    /// is_current: whether `ref`, found for `base`, still names its record (or its absence).
+    [[nodiscard]] bool is_current(const BufferRef& ref, std::uintptr_t base) const {
+        if (ref.buffer != kNoEntry) return ref.epoch == releases_;
+        const std::uint64_t since = acquires_ - ref.epoch;
+        if (since > kRecentAcquires) return false;
+        for (std::uint64_t i = ref.epoch; i != acquires_; ++i)
+            if (recent_acquires_[i % kRecentAcquires] == base) return false;
+        return true;
+    }
+    /// current: `ref` while it is current, else the record found anew.
+    [[nodiscard]] BufferRef current(const BufferRef& ref, std::uintptr_t base) const {
+        return is_current(ref, base) ? ref : find(base);
+    }
+
     /// insert: indexes allocated entry `e`, whose base, lo, hi, window and is_writer are set; sets its
-    /// level, col_level and is_grid.
-    void insert(std::uint32_t e);
+    /// level, col_level and is_grid. `ref` is a BufferRef of the entry's buffer that was current when the
+    /// caller last checked, with no record acquired since (erasing entries may have released records: a
+    /// released record is looked up anew).
+    [[gnu::always_inline]] inline void insert(std::uint32_t e, BufferRef ref);
+    void insert(std::uint32_t e) { insert(e, find(pool_.entry(e).base)); }
     /// erase: unindexes `e`; frees the buffer record with its last entry.
     void erase(std::uint32_t e);
     /// reset: unindexes every entry of the pool, which the caller resets next: O(entries), clearing only
@@ -96,6 +131,10 @@ class RegionIndex {
     template <class Visit>
     void for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi, const RowWindow& window,
                             Match match, Visit&& visit);
+    /// for_each_candidate on the buffer `ref` names, which must be current (is_current).
+    template <class Visit>
+    void for_each_candidate(BufferRef ref, std::uintptr_t base, std::int64_t lo, std::int64_t hi,
+                            const RowWindow& window, Match match, Visit&& visit);
 
     /// A buffer with more entries than this is indexed by the bucket chains; below it, lookups walk the
     /// buffer's entry lists (at most this many entries, fewer for a read, which walks the writers only).
@@ -108,6 +147,10 @@ class RegionIndex {
     [[nodiscard]] bool is_untouched_since(std::uintptr_t base, std::uint64_t count) const {
         const std::uint32_t b = find_buffer(base);
         return b == kNoEntry || buffers_[b].stamp <= count;
+    }
+    /// is_untouched_since for the buffer `ref` names (current).
+    [[nodiscard]] bool is_untouched_since(BufferRef ref, std::uint64_t count) const {
+        return ref.buffer == kNoEntry || buffers_[ref.buffer].stamp <= count;
     }
 
     /// entries_walked: chain and list entries examined by all queries so far (white-box cost measure).
@@ -259,7 +302,7 @@ class RegionIndex {
         void operator()(void* p) const { std::free(p); }
     };
     template <class T>
-    using ZeroedArray = std::unique_ptr<T[], FreeDeleter>;
+    using HeadArray = std::unique_ptr<T[], FreeDeleter>;
 
     /// family_hash: the hash of everything in a key but the blocks. A registration's hash adds its block
     /// (and column block) to it, so the consecutive blocks one probe visits sit in consecutive buckets:
@@ -288,7 +331,7 @@ class RegionIndex {
     }
     [[nodiscard]] std::uint32_t buffer_slot(std::uintptr_t base) const;
     [[nodiscard]] std::uint32_t find_buffer(std::uintptr_t base) const;
-    [[nodiscard]] std::uint32_t acquire_buffer(std::uintptr_t base);
+    [[nodiscard]] std::uint32_t acquire_buffer(std::uintptr_t base, BufferRef ref);
     void release_buffer(std::uint32_t b);
     void link(std::uint32_t reg, std::uint32_t hash);
     /// register_entry: notes entry `e` (its key fields set) in its indexed buffer's Extents and as
@@ -355,10 +398,15 @@ class RegionIndex {
                              std::uint64_t walked);
     template <class Visit>
     void walk_buffer(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit);
-    /// probe_indexed: for_each_candidate on indexed buffer `b`; out of line, so the common cases (no
-    /// buffer, no writer to meet, a small buffer) stay small where the lookup inlines them.
+    /// probe_indexed: for_each_candidate on indexed buffer `b`. Inline: what the Extents settle (nothing
+    /// near, or only the latest writer: most lookups of an indexed buffer) costs no call.
     template <class Visit>
-    [[gnu::noinline]] void probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit);
+    void probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit);
+    /// probe_near: the rest of probe_indexed, for a query near entries of the kinds near_w and near_r
+    /// select; out of line, so the lookup that inlines probe_indexed stays small.
+    template <class Visit>
+    [[gnu::noinline]] void probe_near(std::uint32_t b, const Query& q, Match match, std::uint64_t near_w,
+                                      std::uint64_t near_r, Visit& visit);
     /// probe_all: probe_indexed's probes (or list walk) over the classes of the kinds selected by
     /// near_w and near_r (all bits or none).
     template <class Visit>
@@ -373,7 +421,7 @@ class RegionIndex {
     /// exceed half of them: a small map's heads stay in cache instead of being spread over the whole
     /// array (a random line per probe measured as the main cost of lookups in the Qwen3 tier-4 trace).
     /// The size is kept across clear(), so a repeated graph grows it once.
-    ZeroedArray<std::uint32_t> heads_;
+    HeadArray<std::uint32_t> heads_;
     std::uint32_t bucket_mask_;
     std::uint32_t max_buckets_;
     std::uint32_t registrations_ = 0;
@@ -382,9 +430,9 @@ class RegionIndex {
         chain_prev_;                         ///< per registration: previous registration + 1, 0 at the head
     std::unique_ptr<BufferLink[]> members_;  ///< per entry
     std::unique_ptr<Buffer[]> buffers_;
-    std::unique_ptr<GridClasses[]> grids_;     ///< per buffer record
-    std::unique_ptr<Extents[]> extents_;       ///< per buffer record
-    ZeroedArray<std::uint32_t> buffer_heads_;  ///< per slot: first record + 1; grown like heads_
+    std::unique_ptr<GridClasses[]> grids_;   ///< per buffer record
+    std::unique_ptr<Extents[]> extents_;     ///< per buffer record
+    HeadArray<std::uint32_t> buffer_heads_;  ///< per slot: first record + 1; grown like heads_
     std::uint32_t buffer_mask_;
     std::uint32_t max_buffer_slots_;
     std::uint32_t free_buffer_ = kNoEntry;
@@ -393,6 +441,10 @@ class RegionIndex {
     std::uint32_t buffer_count_ = 0;
     std::uint64_t entries_walked_ = 0;
     std::uint64_t inserts_ = 0;
+    std::uint64_t acquires_ = 0;  ///< records acquired so far (BufferRef::epoch of a missing record)
+    std::uint64_t releases_ = 0;  ///< records released so far, and resets (BufferRef::epoch of a record)
+    static constexpr std::uint64_t kRecentAcquires = 8;
+    std::uintptr_t recent_acquires_[kRecentAcquires] = {};  ///< base of acquisition i at i % kRecentAcquires
     std::uint64_t erases_ = 0;  ///< entries erased so far, and resets: a clock for the read memo
     /// ReadMemo: the latest probed read (Match::Writers of an indexed buffer) and how many candidates
     /// it visited (their ids in memo_ids_), valid while buffer != kNoEntry, no entry was erased since
@@ -419,10 +471,94 @@ class RegionIndex {
     mutable std::uint32_t last_buffer_ = kNoEntry;
 };
 
+inline std::uint32_t RegionIndex::buffer_slot(std::uintptr_t base) const {
+    std::uint64_t h = static_cast<std::uint64_t>(base);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    return static_cast<std::uint32_t>(h) & buffer_mask_;
+}
+
+inline std::uint32_t RegionIndex::find_buffer(std::uintptr_t base) const {
+    if (base == last_base_ && last_buffer_ != kNoEntry) return last_buffer_;
+    std::uint32_t r = buffer_heads_[buffer_slot(base)];
+    while (r != 0 && buffers_[r - 1].base != base)
+        r = buffers_[r - 1].next;
+    if (r == 0) return kNoEntry;
+    last_base_ = base;
+    last_buffer_ = r - 1;
+    return r - 1;
+}
+
+inline void RegionIndex::register_entry(std::uint32_t e) {
+    Entry& en = pool_.entry(e);
+    en.is_linked = false;
+    Extents& x = extents_[members_[e].buffer];
+    if (en.is_writer) {
+        x.others = x.kind[1];
+        x.latest = e;
+        x.writes = inserts_;
+    }
+    x.kind[en.is_writer ? 1 : 0].add(en);
+    ++buffers_[members_[e].buffer].unlinked[en.is_writer ? 1 : 0];
+}
+
+inline void RegionIndex::insert(std::uint32_t e, BufferRef ref) {
+    Entry& en = pool_.entry(e);
+    const int level = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(en.hi - en.lo)));
+    const int k = en.is_writer ? 1 : 0;
+    en.level = static_cast<std::uint8_t>(level);
+
+    const std::uint32_t b =
+        ref.buffer != kNoEntry && ref.epoch == releases_ ? ref.buffer : acquire_buffer(en.base, ref);
+    Buffer& rec = buffers_[b];
+    en.col_level = 0;
+    en.is_grid = fits_grid(en.window) && (rec.grid_count == 0 || grids_[b].pitch == en.window.pitch);
+    if (en.is_grid) {
+        GridClasses& g = grids_[b];
+        if (!rec.has_grid) {
+            g.wide[0] = g.wide[1] = 0;
+            g.cols[0] = g.cols[1] = 0;
+            rec.has_grid = true;
+        }
+        if (rec.grid_count++ == 0) {
+            g.pitch = en.window.pitch;
+            g.phase = en.window.phase;
+            rec.is_mixed = false;
+        } else if (en.window.phase != g.phase) {
+            rec.is_mixed = true;
+        }
+        en.col_level = static_cast<std::uint8_t>(std::bit_width(static_cast<std::uint64_t>(en.window.width)));
+        g.wide[k] |= std::uint64_t{1} << level;
+        g.cols[k] |= std::uint64_t{1} << en.col_level;
+    } else {
+        rec.flat[k] |= std::uint64_t{1} << level;
+    }
+    rec.stamp = ++inserts_;
+    std::uint32_t& first = rec.first_entry[k];
+    members_[e] = BufferLink{b, kNoEntry, first};
+    if (first != kNoEntry) members_[first].prev = e;
+    first = e;
+    ++rec.entry_count;
+
+    // Nothing is linked here (see Buffer::unlinked), so the bucket table grows in link_pending.
+    if (rec.is_indexed)
+        register_entry(e);
+    else if (rec.entry_count > kSmallBuffer) [[unlikely]]
+        index_buffer(b);
+}
+
 template <class Visit>
 void RegionIndex::for_each_candidate(std::uintptr_t base, std::int64_t lo, std::int64_t hi,
                                      const RowWindow& window, Match match, Visit&& visit) {
-    const std::uint32_t b = find_buffer(base);
+    for_each_candidate(find(base), base, lo, hi, window, match, visit);
+}
+
+template <class Visit>
+void RegionIndex::for_each_candidate(BufferRef ref, std::uintptr_t base, std::int64_t lo, std::int64_t hi,
+                                     const RowWindow& window, Match match, Visit&& visit) {
+    PTO_ASSERT(is_current(ref, base), "a stale BufferRef");
+    const std::uint32_t b = ref.buffer;
     if (b == kNoEntry) return;
     const Buffer& rec = buffers_[b];
     // Nothing to meet: a read of a buffer no entry writes (an input every task reads).
@@ -449,6 +585,13 @@ void RegionIndex::probe_indexed(std::uint32_t b, const Query& q, Match match, Vi
         if (selects(pool_.entry(e), q.lo, q.hi, match)) visit(e);
         return;
     }
+    probe_near(b, q, match, near_w, near_r, visit);
+}
+
+template <class Visit>
+void RegionIndex::probe_near(std::uint32_t b, const Query& q, Match match, std::uint64_t near_w,
+                             std::uint64_t near_r, Visit& visit) {
+    const Extents& x = extents_[b];
     if (match != Match::Writers) {
         probe_all(b, q, match, near_w, near_r, visit);
         return;

@@ -44,29 +44,49 @@ struct Prepared {
     /// the range, so when none did and nothing was inserted into the buffer since, try_record has
     /// nothing to supersede and skips that pass.
     std::uint64_t looked_up_at;
-    bool has_looked_up;
-    bool met_contained;
+    /// Set by find_producers: the view's buffer record then (RegionIndex::BufferRef, split so that the
+    /// flags below fill the record index's word); try_record uses it while it is current.
+    std::uint64_t buffer_epoch;
     /// The view's creator when the runtime allocated its buffer (0 otherwise): entries of older tasks
     /// belong to an earlier buffer at the same address and are ignored.
     std::uint64_t first_task;
+    std::uint32_t buffer;
+    bool has_looked_up;
+    bool met_contained;
     bool is_writer;
     bool is_dense;
 };
 
-/// entry_shape: the normal form of entry `e`. A dense entry stores none (its range says everything, and
-/// not copying 104 bytes per record spares two cache lines per entry): it is rebuilt into `scratch`.
+/// is_rows_shape: whether a bounded shape is rows, rank 2 with strides {1, pitch} (build_simple's Rows and
+/// the same shape reached by the general path), which its range and row window determine.
+bool is_rows_shape(const detail::ViewShape& s) {
+    return s.rank == 2 && s.stride[0] == 1 && !s.is_opaque && !s.is_empty;
+}
+
+/// entry_shape: the normal form of entry `e`. Dense and rows entries store none (their range and window
+/// say everything, and not copying 104 bytes per record spares two cache lines per entry): it is rebuilt
+/// into `scratch`.
 const detail::ViewShape& entry_shape(const detail::EntryPool& pool, std::uint32_t e,
                                      detail::ViewShape& scratch) {
     const detail::Entry& en = pool.entry(e);
-    if (!en.is_dense) return pool.shape(e);
+    if (!en.is_dense && !en.is_rows) return pool.shape(e);
     scratch.first = en.lo;
     scratch.last = en.hi;
     scratch.stride[0] = 1;
-    scratch.count[0] = en.hi - en.lo + 1;
-    scratch.rank = en.lo == en.hi ? 0 : 1;
     scratch.is_empty = false;
     scratch.is_opaque = false;
     scratch.is_chain = true;
+    if (en.is_rows) {
+        // hi = lo + (rows - 1) * pitch + width, and the row window's width is count[0] - 1.
+        const std::int64_t pitch = en.window.pitch;
+        scratch.count[0] = en.window.width + 1;
+        scratch.stride[1] = pitch;
+        scratch.count[1] = detail::exact_div(en.hi - en.lo - en.window.width, pitch) + 1;
+        scratch.rank = 2;
+        return scratch;
+    }
+    scratch.count[0] = en.hi - en.lo + 1;
+    scratch.rank = en.lo == en.hi ? 0 : 1;
     return scratch;
 }
 
@@ -132,6 +152,12 @@ struct TensorMap::Impl {
         }
     }
 
+    /// supersede: a write's superseding pass (see try_record), out of line so that the record's common
+    /// path (nothing to supersede) keeps a small frame. Returns true when the write took over an entry of
+    /// the very same view, which then stands for it: nothing is left to insert.
+    [[gnu::noinline]] bool supersede(const Prepared& p, detail::RegionIndex::BufferRef ref, TaskId task,
+                                     const RetiredTasks& retired);
+
     /// Cold path for a full pool: finds retired entries anywhere (callers may record out of task order).
     bool reclaim_anywhere(const RetiredTasks& retired) {
         bool freed = false;
@@ -179,6 +205,16 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
     if (!access.is_active_) return;
     Prepared& p = *std::launder(reinterpret_cast<Prepared*>(access.storage_));
     Impl& m = *impl_;
+    const detail::RegionIndex::BufferRef ref = m.index.find(p.base);
+    p.looked_up_at = m.index.insert_count();
+    p.has_looked_up = true;
+    if (ref.buffer == detail::kNoEntry) {
+        // No entry of the buffer (the first access of a fresh one, most often): nothing to find.
+        p.buffer = ref.buffer;
+        p.buffer_epoch = ref.epoch;
+        p.met_contained = false;
+        return;
+    }
     bool met_contained = false;
     auto visit = [&](std::uint32_t e) {
         const detail::Entry& en = m.pool.entry(e);
@@ -198,11 +234,44 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
         if (meets(m.pool, e, p)) out.push_back(TaskId{en.task});
     };
     m.index.for_each_candidate(
-        p.base, p.shape.first, p.shape.last, p.window,
+        ref, p.base, p.shape.first, p.shape.last, p.window,
         p.is_writer ? detail::RegionIndex::Match::Accesses : detail::RegionIndex::Match::Writers, visit);
-    p.looked_up_at = m.index.insert_count();
+    // A visit that erased the buffer's last entry released its record and so made `ref` stale.
+    const detail::RegionIndex::BufferRef now = m.index.current(ref, p.base);  // `ref` names a record here
+    p.buffer = now.buffer;
+    p.buffer_epoch = now.epoch;
     p.met_contained = met_contained;
-    p.has_looked_up = true;
+}
+
+bool TensorMap::Impl::supersede(const Prepared& p, detail::RegionIndex::BufferRef ref, TaskId task,
+                                const RetiredTasks& retired) {
+    Impl& m = *this;
+    // The caller looked this write up first, so it already depends on every entry it overlaps; those it
+    // covers can never matter to a later access again (the new entry stands in for them). A writer
+    // entry of the very same view is taken over instead (same index keys): no erase and insert.
+    std::uint32_t same = detail::kNoEntry;
+    detail::ViewShape scratch;
+    auto visit = [&](std::uint32_t e) {
+        const detail::Entry& en = m.pool.entry(e);
+        if (Impl::is_reclaimable(en, retired)) {
+            m.remove(e);
+        } else if (same == detail::kNoEntry && en.is_writer && en.lo == p.shape.first &&
+                   en.hi == p.shape.last && en.is_dense == p.is_dense &&
+                   (en.is_dense || detail::same_layout(entry_shape(m.pool, e, scratch), p.shape))) {
+            // Two dense views with the same range are the same elements.
+            same = e;
+        } else if (p.is_dense ||
+                   detail::shape_covers(p.shape, entry_shape(m.pool, e, scratch)) == detail::Answer::Yes) {
+            // A contained entry lies in the view's range, all of which a dense view holds.
+            m.remove(e);
+        }
+    };
+    m.index.for_each_candidate(ref, p.base, p.shape.first, p.shape.last, p.window,
+                               detail::RegionIndex::Match::Contained, visit);
+    if (same == detail::kNoEntry) return false;
+    m.pool.entry(same).task = task.value;
+    m.pool.touch(same);
+    return true;
 }
 
 bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks& retired) {
@@ -213,37 +282,16 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
     Impl& m = *impl_;
     m.reclaim_oldest(retired);
 
-    // Only a write supersedes; a read skips the buffer lookup below too.
+    // The lookup's buffer record while it is current (records the task's earlier accesses created, or
+    // reclaiming released, may have changed it). Only entries leave from here to the insert below, so a
+    // missing record stays missing.
+    detail::RegionIndex::BufferRef ref =
+        p.has_looked_up ? m.index.current({p.buffer, p.buffer_epoch}, p.base) : m.index.find(p.base);
+    // Only a write supersedes.
     if (p.is_writer &&
-        (!p.has_looked_up || p.met_contained || !m.index.is_untouched_since(p.base, p.looked_up_at))) {
-        // The caller looked this write up first, so it already depends on every entry it overlaps; those it
-        // covers can never matter to a later access again (the new entry stands in for them). A writer
-        // entry of the very same view is taken over instead (same index keys): no erase and insert.
-        std::uint32_t same = detail::kNoEntry;
-        detail::ViewShape scratch;
-        auto supersede = [&](std::uint32_t e) {
-            const detail::Entry& en = m.pool.entry(e);
-            if (Impl::is_reclaimable(en, retired)) {
-                m.remove(e);
-            } else if (same == detail::kNoEntry && en.is_writer && en.lo == p.shape.first &&
-                       en.hi == p.shape.last && en.is_dense == p.is_dense &&
-                       (en.is_dense || detail::same_layout(m.pool.shape(e), p.shape))) {
-                // Two dense views with the same range are the same elements.
-                same = e;
-            } else if (p.is_dense || detail::shape_covers(p.shape, entry_shape(m.pool, e, scratch)) ==
-                                         detail::Answer::Yes) {
-                // A contained entry lies in the view's range, all of which a dense view holds.
-                m.remove(e);
-            }
-        };
-        m.index.for_each_candidate(p.base, p.shape.first, p.shape.last, p.window,
-                                   detail::RegionIndex::Match::Contained, supersede);
-        if (same != detail::kNoEntry) {
-            m.pool.entry(same).task = task.value;
-            m.pool.touch(same);
-            return true;
-        }
-    }
+        (!p.has_looked_up || p.met_contained || !m.index.is_untouched_since(ref, p.looked_up_at)) &&
+        m.supersede(p, ref, task, retired))
+        return true;
 
     // Removing covered entries above only ever makes room, so a false return below has changed nothing.
     std::uint32_t e = m.pool.try_allocate();
@@ -259,8 +307,9 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
     en.is_writer = p.is_writer;
     en.is_dense = p.is_dense;
     en.window = p.window;
-    if (!p.is_dense) detail::copy_shape(m.pool.shape(e), p.shape);
-    m.index.insert(e);
+    en.is_rows = !p.is_dense && is_rows_shape(p.shape);
+    if (!p.is_dense && !en.is_rows) detail::copy_shape(m.pool.shape(e), p.shape);
+    m.index.insert(e, ref);  // if superseding or reclaiming released the record, insert looks it up
     return true;
 }
 

@@ -527,16 +527,23 @@ TEST_CASE("random access sequences find every per-element hazard and only overla
     CHECK(required_total > 2000);
 }
 
-TEST_CASE(
-    "random tasks of several prepared accesses find every per-element hazard and only overlapping tasks",
-    "[tensormap][hazard][prepared][random]") {
-    // As the scope layer submits: each task prepares and looks up all its accesses, then records them all.
-    // Views repeat often (the same tile again, the same row again) so the takeover of identical entries
-    // and the skipped superseding pass are exercised, as is reclamation in a small pool.
-    const std::uint64_t seed = GENERATE(11u, 12u, 13u, 14u, 15u, 16u);
-    INFO("seed " << seed);
-    std::mt19937_64 rng(seed);
-    TensorMap map(128);
+namespace {
+
+/// PreparedRun: the shape of a random run of tasks with several prepared accesses each.
+struct PreparedRun {
+    std::uint64_t seed;
+    int buffers;                 ///< distinct buffers the views fall in
+    std::uint32_t capacity;      ///< entry pool size
+    std::uint64_t retire_every;  ///< the watermark moves on about once per this many tasks
+    std::uint64_t retire_lag;    ///< and lands up to this many tasks behind the current one
+};
+
+/// check_prepared_run: as the scope layer submits, each task prepares and looks up all its accesses,
+/// then records them all; every lookup is checked against the per-element reference model.
+void check_prepared_run(const PreparedRun& run) {
+    INFO("seed " << run.seed << ", " << run.buffers << " buffers");
+    std::mt19937_64 rng(run.seed);
+    TensorMap map(run.capacity);
     std::vector<Access> history;
     std::vector<TensorView> recent;
     std::uint64_t retired_before = 0;
@@ -550,7 +557,7 @@ TEST_CASE(
         };
         std::vector<Arg> args;
         for (int i = 0; i < count; ++i) {
-            const int buf = int(rng() % 2);
+            const int buf = int(rng() % std::uint64_t(run.buffers));
             TensorView v = !recent.empty() && rng() % 3 == 0 ? recent[rng() % recent.size()]
                                                              : random_view(rng, buffer(buf));
             if (v.base != buffer(buf)) v.base = buffer(buf);
@@ -558,8 +565,9 @@ TEST_CASE(
             if (recent.size() > 12) recent.erase(recent.begin());
             args.push_back({v, Direction(rng() % 3), buf, test::elements(v)});
         }
-        if (rng() % 16 == 0)
-            retired_before = std::max(retired_before, task - std::min<std::uint64_t>(task, rng() % 48));
+        if (rng() % run.retire_every == 0)
+            retired_before =
+                std::max(retired_before, task - std::min<std::uint64_t>(task, rng() % run.retire_lag));
 
         std::vector<TensorMap::Access> acc(args.size());
         std::vector<TaskId> out;
@@ -606,4 +614,27 @@ TEST_CASE(
         for (const Arg& a : args)
             history.push_back({task, a.direction != Direction::In, a.buf, a.elements});
     }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "random tasks of several prepared accesses find every per-element hazard and only overlapping tasks",
+    "[tensormap][hazard][prepared][random]") {
+    // Views repeat often (the same tile again, the same row again) so the takeover of identical entries
+    // and the skipped superseding pass are exercised, as is reclamation in a small pool.
+    const std::uint64_t seed = GENERATE(11u, 12u, 13u, 14u, 15u, 16u);
+    check_prepared_run({seed, 2, 128, 16, 48});
+}
+
+TEST_CASE(
+    "prepared accesses stay exact while buffer records come and go between a task's lookups and "
+    "records",
+    "[tensormap][hazard][prepared][random]") {
+    // Many buffers with few entries each, and a watermark that moves on often and close behind: a
+    // record often reclaims a buffer's last entry (freeing its record) or creates a buffer's first one
+    // between the lookup of an access and its record, so the buffer the lookup found, or found missing,
+    // no longer holds when the access is recorded.
+    const std::uint64_t seed = GENERATE(21u, 22u, 23u, 24u, 25u, 26u, 27u, 28u);
+    check_prepared_run({seed, 7, 64, 2, 6});
 }
