@@ -159,6 +159,30 @@ void record(detail::OrchestratorState& s, std::span<const TensorArg> tensors, Ta
     if (profile) s.stats->insert_ns += steady_ns() - t0;
 }
 
+/// both_lists: set_dependencies' list followed by after()'s, in the orchestrator's scratch list.
+[[gnu::noinline]] std::span<const TaskId> both_lists(detail::OrchestratorState& s,
+                                                     std::span<const TaskId> deps,
+                                                     std::span<const TaskId> after) {
+    s.declared.assign(deps.begin(), deps.end());
+    s.declared.insert(s.declared.end(), after.begin(), after.end());
+    return s.declared;
+}
+
+/// discover_producers_of: the declared producers plus those the tensormap finds for `spec` (out of line: its
+/// error handling would otherwise give every submit a large frame).
+[[gnu::noinline]] std::span<const TaskId> discover_producers_of(detail::OrchestratorState& s,
+                                                                const TaskSpec& spec,
+                                                                std::span<const TaskId> declared) {
+    s.deps.assign(declared.begin(), declared.end());
+    try {
+        prepare_and_find(s, spec.tensors, s.deps);
+    } catch (const Error& e) {
+        // Discovery runs before the runtime's own checks, and the tensormap knows views, not tasks.
+        detail::throw_error(e.code(), describe_task(s, spec) + ": " + std::string(e.message()));
+    }
+    return s.deps;
+}
+
 /// handle_of: the handle of task `id`, submitted with `args`. Only a submit that allocated outputs needs a
 /// reference to the arguments the runtime kept.
 TaskHandle handle_of(const detail::OrchestratorState& s, TaskId id, const Args& args) {
@@ -210,26 +234,9 @@ TaskHandle submit_task(const char* call, TaskKind kind, CoreType core, FuncId f0
     // The declared producers: set_dependencies and after(), one list only when both were used.
     std::span<const TaskId> producers = args.dependencies();
     const std::span<const TaskId> after = args.after_dependencies();
-    if (!after.empty()) {
-        if (producers.empty()) {
-            producers = after;
-        } else {
-            s.declared.assign(producers.begin(), producers.end());
-            s.declared.insert(s.declared.end(), after.begin(), after.end());
-            producers = s.declared;
-        }
-    }
+    if (!after.empty()) producers = producers.empty() ? after : both_lists(s, producers, after);
     const std::span<const TaskId> declared = producers;
-    if (discover) {
-        s.deps.assign(producers.begin(), producers.end());
-        try {
-            prepare_and_find(s, spec.tensors, s.deps);
-        } catch (const Error& e) {
-            // Discovery runs before the runtime's own checks, and the tensormap knows views, not tasks.
-            detail::throw_error(e.code(), describe_task(s, spec) + ": " + std::string(e.message()));
-        }
-        producers = s.deps;
-    }
+    if (discover) producers = discover_producers_of(s, spec, declared);
     detail::DependencyChecker* checker = s.checker.get();
     if (checker != nullptr) [[unlikely]]
         return submit_checked(s, spec, args, producers, declared, scoped, discover);
