@@ -99,6 +99,8 @@ struct Runtime::Impl {
     /// bad view.
     [[gnu::noinline]] void validate_tensors_walk(const TaskSpec& spec, TaskId id,
                                                  detail::HeapNeed& heap_need) const;
+    /// throw_bad_producer: names what is wrong with a producer list validate_producers refused (an alloc task
+    /// given producers, a producer not of this run or not yet submitted, more producers than the edge pool).
     [[noreturn, gnu::cold, gnu::noinline]] void throw_bad_producer(std::span<const TaskId> producers,
                                                                    TaskId id, const TaskSpec& spec) const;
     [[noreturn]] void throw_bad_rank(TaskId id, const TaskSpec& spec, std::size_t index, unsigned rank) const;

@@ -88,11 +88,6 @@ TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> produ
     HeapNeed heap_need;
     validate_spec(spec, id, heap_need);
     validate_producers(producers, id, spec);
-    if (spec.kind == TaskKind::Alloc && !producers.empty()) [[unlikely]]
-        detail::throw_error(ErrorCode::InvalidArgument,
-                            describe_task(id, &spec) +
-                                " cannot wait for producers: an alloc task completes when "
-                                "it is submitted");
 
     check_heap_need(heap_need.reserve_bytes(), id, &spec);
     {

@@ -172,6 +172,10 @@ void Runtime::Impl::validate_tensors_walk(const TaskSpec& spec, TaskId id,
 
 void Runtime::Impl::throw_bad_producer(std::span<const TaskId> producers, TaskId id,
                                        const TaskSpec& spec) const {
+    if (spec.kind == TaskKind::Alloc)
+        detail::throw_error(ErrorCode::InvalidArgument,
+                            describe_task(id, &spec) +
+                                " cannot wait for producers: an alloc task completes when it is submitted");
     for (TaskId p : producers) {
         if (p.value >= window.run_first_id() && p.value < id.value) continue;
         std::string why;
@@ -220,8 +224,9 @@ void Runtime::Impl::validate_producers(std::span<const TaskId> producers, TaskId
     std::uint64_t farthest = 0;
     for (TaskId p : producers)
         farthest = std::max(farthest, p.value - run_first);
-    if ((!producers.empty() && farthest >= id.value - run_first) ||
-        producers.size() > engine.edges.capacity()) [[unlikely]]
+    if (!producers.empty() && (farthest >= id.value - run_first ||
+                               producers.size() > engine.edges.capacity() || spec.kind == TaskKind::Alloc))
+        [[unlikely]]
         throw_bad_producer(producers, id, spec);
 }
 
