@@ -140,8 +140,13 @@ struct Runtime::Impl {
     [[noreturn]] void throw_deadlock(std::string_view knob) const;
     std::uint64_t knob_value(std::string_view knob) const;
     /// finish_orchestrator_completions: ends the tasks the orchestrator's own completions cancelled and
-    /// publishes what ended on this thread, like a scheduler pass (submit.cpp).
-    void finish_orchestrator_completions();
+    /// publishes what ended on this thread, like a scheduler pass; usually there is nothing to do.
+    void finish_orchestrator_completions() {
+        if (!orchestrator_ctx.cancelled_ready.empty() || orchestrator_ctx.pushed_ready ||
+            orchestrator_ctx.counters.total() != orchestrator_finished_published)
+            publish_orchestrator_completions();
+    }
+    [[gnu::noinline]] void publish_orchestrator_completions();
 
     const RuntimeConfig config;
 

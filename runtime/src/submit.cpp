@@ -135,7 +135,7 @@ std::span<const TensorArg> Runtime::Impl::task_tensors(TaskId id) const {
     return {record.tensors(), record.tensor_count};
 }
 
-void Runtime::Impl::finish_orchestrator_completions() {
+void Runtime::Impl::publish_orchestrator_completions() {
     while (!orchestrator_ctx.cancelled_ready.empty()) {
         const std::uint32_t slot = orchestrator_ctx.cancelled_ready.back();
         orchestrator_ctx.cancelled_ready.pop_back();
