@@ -2,7 +2,10 @@
 // range at once, every slot initialised before any node is published, then each node's fanin settled.
 #include "aicpu_slice.h"
 #include "phase_timer.h"
+#include "pto/runtime/detail/instance_plan.h"
+#include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
+#include "submit_sizes.h"
 
 namespace pto {
 
@@ -77,6 +80,139 @@ void Runtime::Impl::link_instance(std::span<const InstanceNode> nodes, TaskId fi
             engine.make_ready(slot, orchestrator_ctx);
         }
     }
+}
+
+// ---- A planned instance: the plan's constants were checked once (instance_plan.cpp), the runtime-specific
+// part once per run (validate_planned), so only what the instance binds is checked and written here.
+
+TaskId detail::TaskPort::submit_planned(const InstancePlan& plan, const InstanceInputs& inputs, bool scoped) {
+    return runtime_->impl_->submit_planned(plan, inputs, scoped);
+}
+
+TaskId Runtime::Impl::submit_planned(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
+                                     bool scoped) {
+    check_run_open("submit_instance");
+    const TaskId first{window.next_id()};
+    const auto count = static_cast<std::uint32_t>(plan.nodes().size());
+    const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::SubmitInstance, run_start_ns, first,
+                                    count);
+    const std::uint64_t edge_nodes = validate_planned(plan, inputs, first);
+    {
+        PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);
+        reserve(count, edge_nodes, plan.heap_reserve_bytes(), plan.arg_reserve_bytes());
+    }
+    edge_table_holds.hold(plan.edges(), first.value + count - 1);
+    init_planned_slots(plan, inputs, first, scoped);
+    {
+        PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
+        const InstanceEdges& edges = *plan.edges();
+        for (std::uint32_t k = 0; k < count; ++k) {
+            const std::uint32_t slot = window.slot_of(first.value + k);
+            if (engine.tasks[slot].fanin_edge_count == 0 && edges.producers(k).empty())
+                engine.make_ready(slot, orchestrator_ctx);
+        }
+    }
+    if (linker.should_flush(scoped)) flush_links();
+    finish_orchestrator_completions();
+    window.publish_submitted();
+    return first;
+}
+
+void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
+                                       TaskId first, bool scoped) {
+    const std::span<const detail::InstancePlan::Node> nodes = plan.nodes();
+    const TensorArg* protos = plan.tensors().data();
+    const std::uint32_t* tensor_slots = plan.tensor_slots().data();
+    const std::uint64_t* scalars = plan.scalars().data();
+    const std::uint32_t* scalar_slots = plan.scalar_slots().data();
+    const InstanceEdges& edges = *plan.edges();
+    for (std::uint32_t k = 0; k < nodes.size(); ++k) {
+        const detail::InstancePlan::Node& n = nodes[k];
+        const TaskId id = first.plus(k);
+        const std::uint32_t slot = window.slot_of(id.value);
+        TaskSlot& t = engine.tasks[slot];
+        // As init_slot_state, from the plan's constants. Relaxed: nothing is published before the flush.
+        t.blocks_claimed.store(0, std::memory_order_relaxed);
+        t.blocks_finished.store(0, std::memory_order_relaxed);
+        t.outcome.store(Outcome::Ok, std::memory_order_relaxed);
+        t.kind = n.kind;
+        t.shape = detail::shape_of(n.kind, n.core);
+        t.block_num = n.block_num;
+        t.funcs[0] = n.funcs[0];
+        t.funcs[1] = n.funcs[1];
+        t.funcs[2] = n.funcs[2];
+        window.open_slot(slot, scoped);
+        std::uint64_t args_offset = detail::SlotInfo::kNoArguments;
+        if (n.keeps_arguments) {
+            PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
+            args_offset = engine.args.append(n.tensor_count, n.scalar_count);
+            detail::ArgRecord& record = engine.args.mutable_record(args_offset);
+            auto* out_scalars = reinterpret_cast<std::uint64_t*>(&record + 1);
+            for (std::uint32_t a = 0; a < n.scalar_count; ++a) {
+                const std::uint32_t j = n.first_scalar + a;
+                out_scalars[a] =
+                    scalar_slots[j] == detail::kNotBound ? scalars[j] : inputs.scalar_slots[scalar_slots[j]];
+            }
+            TensorArg* out = record.mutable_tensors();
+            std::uint32_t created = n.first_created;
+            for (std::uint32_t a = 0; a < n.tensor_count; ++a) {
+                const std::uint32_t j = n.first_tensor + a;
+                const std::uint32_t s = tensor_slots[j];
+                if (s != detail::kNotBound) {
+                    out[a].view = inputs.tensor_slots[s];
+                    out[a].direction = protos[j].direction;
+                    continue;
+                }
+                out[a] = protos[j];
+                if (out[a].view.base != nullptr) continue;
+                const std::uint64_t bytes = detail::create_info_bytes(out[a].view);
+                stats.heap_bytes_allocated += bytes;
+                out[a].view.base = heap.try_allocate(bytes);
+                PTO_ASSERT(out[a].view.base != nullptr, "reserve() guaranteed heap room");
+                out[a].view.creator = id;
+                inputs.created[created++] = out[a].view;
+            }
+        }
+        engine.tasks.info(slot) = detail::SlotInfo{id.value, args_offset};
+        const std::span<const std::uint32_t> consumers = edges.consumers(k);
+        const std::span<const std::uint32_t> producers = edges.producers(k);
+        t.static_consumer_count = static_cast<std::uint16_t>(consumers.size());
+        t.static_consumers = consumers.data();
+        t.static_producer_count = static_cast<std::uint16_t>(producers.size());
+        t.static_producers = producers.data();
+        // The completion reference, and one for each internal consumer until it finishes.
+        t.link.store(kLinkRefUnit * (1 + consumers.size()), std::memory_order_relaxed);
+        const std::uint64_t edge_begin = engine.edges.head();
+        std::span<const TaskId> external;
+        std::uint32_t staged = 0;
+        if (n.external != detail::kNotBound) {
+            external = inputs.external_producers[n.external];
+            staged = linker.select_and_stage(id, slot, external, window, t, engine.edges, stats);
+        }
+        t.fanin_pending.store(static_cast<std::int32_t>(staged + producers.size()),
+                              std::memory_order_relaxed);
+        t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
+        t.fanin_edge_count = staged;
+        window.set_marks(slot, detail::RingMarks{edge_begin + staged, heap.head(), engine.args.head()});
+        if (config.record_graph) [[unlikely]] {
+            InstanceNode recorded;
+            recorded.spec.kind = n.kind;
+            recorded.spec.core = n.core;
+            for (int l = 0; l < 3; ++l)
+                recorded.spec.funcs[l] = n.funcs[l];
+            recorded.spec.block_num = n.block_num;
+            recorded.producer_offsets = producers;
+            recorded.external_producers = external;
+            recorder.instance_node(recorded, id);
+        }
+    }
+    const auto count = static_cast<std::uint32_t>(nodes.size());
+    window.commit(count);
+    recorder.instance(first, count);
+    stats.submits += count;
+    kernel_tasks += plan.kernel_tasks();
+    framework_tasks += count - plan.kernel_tasks();
+    subtasks += plan.subtasks();
 }
 
 }  // namespace pto

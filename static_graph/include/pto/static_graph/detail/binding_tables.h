@@ -14,17 +14,12 @@ struct BindingsState;
 [[noreturn]] void throw_bad_tensor_binding(const BindingsState& s, std::uint32_t slot);
 [[noreturn]] void throw_bad_scalar_binding(const BindingsState& s, std::uint32_t slot);
 
-/// BindingTables: pointers into a Bindings' workspace and its template's CSR tables: slot s feeds
-/// positions feeds[first[s] .. first[s + 1]) of the workspace arguments. Inlining the binding calls took
-/// static-manual instantiation from 36.8 / 36.1 / 39.7 to 35.3 / 34.1 / 37.4 ns per task on the three
-/// bodies of `pto-bench-templates --mode static-manual` (docs/design/static-graph.md).
+/// BindingTables: pointers into a Bindings' workspace: one bound view and one bound scalar per slot (the
+/// runtime copies each to every argument the slot feeds when it writes the instance's arguments), and the
+/// stamps saying which slots are bound for the next instance.
 struct BindingTables {
-    TensorArg* tensors = nullptr;
-    std::uint64_t* scalars = nullptr;
-    const std::uint32_t* tensor_first = nullptr;
-    const std::uint32_t* tensor_feeds = nullptr;
-    const std::uint32_t* scalar_first = nullptr;
-    const std::uint32_t* scalar_feeds = nullptr;
+    TensorView* tensor_slots = nullptr;
+    std::uint64_t* scalar_slots = nullptr;
     std::uint32_t* tensor_stamps = nullptr;
     std::uint32_t* scalar_stamps = nullptr;
     const std::uint32_t* generation = nullptr;  // BindingsState::generation
