@@ -94,9 +94,9 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
         out.funcs[0] = n.funcs[0];
         out.funcs[1] = n.core == CoreType::MIX ? n.funcs[1] : n.funcs[0];
         out.funcs[2] = n.core == CoreType::MIX ? n.funcs[2] : n.funcs[0];
-        out.first_tensor = static_cast<std::uint32_t>(p.tensors_.size());
+        out.first_tensor = static_cast<std::uint32_t>(p.tensor_args_.size());
         out.tensor_count = static_cast<std::uint32_t>(n.tensors.size());
-        out.first_scalar = static_cast<std::uint32_t>(p.scalars_.size());
+        out.first_scalar = static_cast<std::uint32_t>(p.scalar_args_.size());
         out.scalar_count = static_cast<std::uint32_t>(n.scalars.size());
         out.external =
             n.takes_external ? static_cast<std::uint32_t>(p.external_nodes_.size() - 1) : kNotBound;
@@ -111,8 +111,11 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
                            "tensor argument " + std::to_string(a) + " names slot " + std::to_string(slot) +
                                " of " + std::to_string(slot_count));
                 if (feeds[slot]++ == 0) p.used_tensor_slots_.push_back(slot);
+                p.tensor_args_.push_back(Arg{slot, ArgSource::Slot, t.direction});
                 continue;
             }
+            const auto constant = static_cast<std::uint32_t>(p.constant_views_.size());
+            p.constant_views_.push_back(t.view);
             if (t.view.ndim < 1 || t.view.ndim > kMaxTensorDims)
                 c.fail(ErrorCode::InvalidTensor, k,
                        "tensor argument " + std::to_string(a) + " has rank " + std::to_string(t.view.ndim));
@@ -123,7 +126,10 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
                                " is a create-info but not an output; only outputs can be allocated");
                 heap.add_buffer(create_info_bytes(t.view));
                 ++p.create_info_count_;
+                ++out.create_info_count;
+                p.created_args_.push_back(a);
                 creates = true;
+                p.tensor_args_.push_back(Arg{constant, ArgSource::CreateInfo, t.direction});
                 continue;
             }
             for (int d = 0; d < t.view.ndim; ++d)
@@ -131,12 +137,22 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
                     c.fail(
                         ErrorCode::InvalidTensor, k,
                         "tensor argument " + std::to_string(a) + " has a negative stride; strides are >= 0");
+            p.tensor_args_.push_back(Arg{constant, ArgSource::Constant, t.direction});
         }
-        for (std::uint32_t a = 0; a < n.scalars.size(); ++a)
-            if (n.scalar_slots[a] != kNotBound && n.scalar_slots[a] >= scalar_slot_count)
+        for (std::uint32_t a = 0; a < n.scalars.size(); ++a) {
+            const std::uint32_t slot = n.scalar_slots[a];
+            if (slot == kNotBound) {
+                p.scalar_args_.push_back(Arg{static_cast<std::uint32_t>(p.constant_scalars_.size()),
+                                             ArgSource::Constant, Direction::In});
+                p.constant_scalars_.push_back(n.scalars[a]);
+                continue;
+            }
+            if (slot >= scalar_slot_count)
                 c.fail(ErrorCode::InvalidTemplate, k,
-                       "scalar argument " + std::to_string(a) + " names slot " +
-                           std::to_string(n.scalar_slots[a]) + " of " + std::to_string(scalar_slot_count));
+                       "scalar argument " + std::to_string(a) + " names slot " + std::to_string(slot) +
+                           " of " + std::to_string(scalar_slot_count));
+            p.scalar_args_.push_back(Arg{slot, ArgSource::Slot, Direction::In});
+        }
         out.keeps_arguments = n.kind == TaskKind::Kernel || creates;
         if (out.keeps_arguments)
             p.arg_reserve_bytes_ +=
@@ -150,10 +166,6 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
                     p.kernel_functions_.end())
                     p.kernel_functions_.push_back(n.funcs[l]);
         }
-        p.tensors_.insert(p.tensors_.end(), n.tensors.begin(), n.tensors.end());
-        p.tensor_slots_.insert(p.tensor_slots_.end(), n.tensor_slots.begin(), n.tensor_slots.end());
-        p.scalars_.insert(p.scalars_.end(), n.scalars.begin(), n.scalars.end());
-        p.scalar_slots_.insert(p.scalar_slots_.end(), n.scalar_slots.begin(), n.scalar_slots.end());
         p.labels_.emplace_back(n.label);
         p.nodes_.push_back(out);
     }
@@ -175,7 +187,8 @@ std::string InstancePlan::describe_tensor_slot(std::uint32_t slot) const {
     for (std::uint32_t k = 0; k < nodes_.size(); ++k) {
         const Node& n = nodes_[k];
         for (std::uint32_t a = 0; a < n.tensor_count; ++a)
-            if (tensor_slots_[n.first_tensor + a] == slot)
+            if (tensor_args_[n.first_tensor + a].source == ArgSource::Slot &&
+                tensor_args_[n.first_tensor + a].index == slot)
                 return s + " (feeds tensor argument " + std::to_string(a) + " of " + describe_node(k) + ")";
     }
     return s;

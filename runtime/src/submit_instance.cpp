@@ -121,10 +121,11 @@ TaskId Runtime::Impl::submit_planned(const detail::InstancePlan& plan, const det
 void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
                                        TaskId first, bool scoped) {
     const std::span<const detail::InstancePlan::Node> nodes = plan.nodes();
-    const TensorArg* protos = plan.tensors().data();
-    const std::uint32_t* tensor_slots = plan.tensor_slots().data();
-    const std::uint64_t* scalars = plan.scalars().data();
-    const std::uint32_t* scalar_slots = plan.scalar_slots().data();
+    const detail::InstancePlan::Arg* tensor_args = plan.tensor_args().data();
+    const detail::InstancePlan::Arg* scalar_args = plan.scalar_args().data();
+    const TensorView* constant_views = plan.constant_views().data();
+    const std::uint64_t* constant_scalars = plan.constant_scalars().data();
+    const std::uint32_t* created_args = plan.created_args().data();
     const InstanceEdges& edges = *plan.edges();
     for (std::uint32_t k = 0; k < nodes.size(); ++k) {
         const detail::InstancePlan::Node& n = nodes[k];
@@ -148,29 +149,31 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
             args_offset = engine.args.append(n.tensor_count, n.scalar_count);
             detail::ArgRecord& record = engine.args.mutable_record(args_offset);
             auto* out_scalars = reinterpret_cast<std::uint64_t*>(&record + 1);
+            // One copy per argument from where the plan says its value is: no branch but for allocations.
             for (std::uint32_t a = 0; a < n.scalar_count; ++a) {
-                const std::uint32_t j = n.first_scalar + a;
-                out_scalars[a] =
-                    scalar_slots[j] == detail::kNotBound ? scalars[j] : inputs.scalar_slots[scalar_slots[j]];
+                const detail::InstancePlan::Arg arg = scalar_args[n.first_scalar + a];
+                const std::uint64_t* from = arg.source == detail::InstancePlan::ArgSource::Slot
+                                                ? inputs.scalar_slots.data()
+                                                : constant_scalars;
+                out_scalars[a] = from[arg.index];
             }
             TensorArg* out = record.mutable_tensors();
-            std::uint32_t created = n.first_created;
             for (std::uint32_t a = 0; a < n.tensor_count; ++a) {
-                const std::uint32_t j = n.first_tensor + a;
-                const std::uint32_t s = tensor_slots[j];
-                if (s != detail::kNotBound) {
-                    out[a].view = inputs.tensor_slots[s];
-                    out[a].direction = protos[j].direction;
-                    continue;
-                }
-                out[a] = protos[j];
-                if (out[a].view.base != nullptr) continue;
-                const std::uint64_t bytes = detail::create_info_bytes(out[a].view);
+                const detail::InstancePlan::Arg arg = tensor_args[n.first_tensor + a];
+                const TensorView* from = arg.source == detail::InstancePlan::ArgSource::Slot
+                                             ? inputs.tensor_slots.data()
+                                             : constant_views;
+                out[a].view = from[arg.index];
+                out[a].direction = arg.direction;
+            }
+            for (std::uint32_t c = 0; c < n.create_info_count; ++c) {
+                TensorArg& created = out[created_args[n.first_created + c]];
+                const std::uint64_t bytes = detail::create_info_bytes(created.view);
                 stats.heap_bytes_allocated += bytes;
-                out[a].view.base = heap.try_allocate(bytes);
-                PTO_ASSERT(out[a].view.base != nullptr, "reserve() guaranteed heap room");
-                out[a].view.creator = id;
-                inputs.created[created++] = out[a].view;
+                created.view.base = heap.try_allocate(bytes);
+                PTO_ASSERT(created.view.base != nullptr, "reserve() guaranteed heap room");
+                created.view.creator = id;
+                inputs.created[n.first_created + c] = created.view;
             }
         }
         engine.tasks.info(slot) = detail::SlotInfo{id.value, args_offset};

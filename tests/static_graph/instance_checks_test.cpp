@@ -1,9 +1,10 @@
 // docs/design/static-graph.md, docs/reliability.md: what an instance still checks although its template was
-// checked once: a bound view is checked once per slot (no buffer, a bad rank, a negative stride) and refused
-// naming the template, the slot and a node it feeds, with nothing submitted; the template's kernels and
-// room are checked against each run's runtime (kernels not registered for the executor, a heap, argument
-// ring or edge pool too small, MIX without two AIV lanes), also when the same template passed in another
-// runtime or run; and finalize refuses a constant view with a negative stride.
+// checked once: a bound view is checked once per slot however many arguments it feeds (no buffer, a bad
+// rank, a negative stride) and refused naming the template, the slot and a node it feeds, with nothing
+// submitted; the template's kernels and room are checked against each run's runtime (kernels not
+// registered for the executor, a heap, argument ring or edge pool too small, MIX without two AIV lanes), also
+// when the same template passed in another runtime or run; and finalize refuses a constant view with a
+// negative stride.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "support/catch_printers.h"
+#include "pto/runtime/detail/task_port.h"
 #include "pto/static_graph/instance.h"
 #include "support/expect_error.h"
 
@@ -71,7 +73,7 @@ TEST_CASE("a bad view bound to a slot is an InvalidTensor naming the slot and a 
                              {"template 'pair'", "tensor slot 'x'", "node 0 (load)", why});
                 b.tensor(p.x, good).tensor(p.y, bad);
                 expect_error([&] { instantiate(b); }, ErrorCode::InvalidTensor,
-                             {"template 'pair'", "tensor slot 'y'", "node 1 (store)"});
+                             {"template 'pair'", "tensor slot 'y'", "node 1 (store)", why});
             }
             // The refused calls kept the bindings and submitted nothing: a good instance follows.
             b.tensor(p.y, good);
@@ -81,6 +83,58 @@ TEST_CASE("a bad view bound to a slot is an InvalidTensor naming the slot and a 
     });
     CHECK(r.submitted == 3);
     CHECK(r.completed == 3);
+}
+
+TEST_CASE("submit_planned checks each bound view once, and the inputs' sizes",
+          "[static_graph][errors][tensor]") {
+    std::vector<float> data(64);
+    const TensorView good = TensorView::contiguous(data.data(), DataType::F32, {4, 4});
+    TensorView negative = good;
+    negative.strides[1] = -1;
+    negative.offset = 3;
+    // x feeds both nodes: checked once, named with the first node it feeds.
+    const TensorArg protos[2] = {TensorArg{TensorView{}, Direction::In},
+                                 TensorArg{TensorView{}, Direction::Out}};
+    const std::uint32_t slots0[1] = {0};
+    const std::uint32_t slots1[2] = {0, 1};
+    pto::detail::PlanNodeDesc nodes[2];
+    nodes[0].core = CoreType::AIV;
+    nodes[0].funcs[0] = kK;
+    nodes[0].tensors = {protos, 1};
+    nodes[0].tensor_slots = slots0;
+    nodes[0].label = "load";
+    nodes[1] = nodes[0];
+    nodes[1].tensors = protos;
+    nodes[1].tensor_slots = slots1;
+    nodes[1].label = "store";
+    OffsetLists consumers{{0, 1, 1}, {1}};
+    OffsetLists producers{{0, 0, 1}, {1}};
+    const auto plan = pto::detail::InstancePlan::create(
+        "plan 'raw'", nodes, {"x", "y"}, 0,
+        InstanceEdges::create("plan 'raw'", std::move(consumers), std::move(producers)));
+    CHECK(plan->used_tensor_slots().size() == 2);
+    Runtime rt(serial());
+    const RunReport r = pto::run(rt, [&] {
+        pto::detail::TaskPort port(rt);
+        TensorView views[2] = {negative, good};
+        pto::detail::InstanceInputs in;
+        in.tensor_slots = views;
+        expect_error([&] { port.submit_planned(*plan, in, false); }, ErrorCode::InvalidTensor,
+                     {"plan 'raw': tensor slot 'x'", "node 0 (load)", "negative stride"});
+        views[0] = good;
+        views[1].ndim = 7;
+        expect_error([&] { port.submit_planned(*plan, in, false); }, ErrorCode::InvalidTensor,
+                     {"tensor slot 'y'", "node 1 (store)", "rank 7"});
+        views[1] = good;
+        in.tensor_slots = {views, 1};
+        expect_error([&] { port.submit_planned(*plan, in, false); }, ErrorCode::InvalidArgument,
+                     {"plan 'raw'", "1 tensor slots", "the plan has 2"});
+        in.tensor_slots = views;
+        const TaskId first = port.submit_planned(*plan, in, false);
+        CHECK(port.task_tensors(first.plus(1)).size() == 2);
+    });
+    CHECK(r.submitted == 2);
+    CHECK(r.completed == 2);
 }
 
 TEST_CASE("a template's kernels are checked against every run's runtime, not once for good",

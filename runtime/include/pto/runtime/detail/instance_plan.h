@@ -58,6 +58,15 @@ class PlanCheckKey;  // defined by the runtime only: who may record that a plan 
 /// once per run instead of once per instance. Safe to share between threads and runtimes.
 class InstancePlan {
   public:
+    /// ArgSource: where an argument's value comes from per instance.
+    enum class ArgSource : std::uint8_t { Slot, Constant, CreateInfo };
+    /// Arg: one argument of one node: `index` into InstanceInputs' slots (Slot) or into constant_views() /
+    /// constant_scalars() (Constant, and CreateInfo: the shape to allocate).
+    struct Arg {
+        std::uint32_t index;
+        ArgSource source;
+        Direction direction;  ///< tensors only
+    };
     /// Node: one node's constants, laid out for the submission loop.
     struct Node {
         TaskKind kind;
@@ -65,12 +74,13 @@ class InstancePlan {
         bool keeps_arguments;  ///< kernels, and tasks with create-info outputs, keep their arguments
         std::uint16_t block_num;
         FuncId funcs[3];             ///< lanes 1, 2 repeat lane 0 unless MIX
-        std::uint32_t first_tensor;  ///< into tensors() / tensor_slots()
+        std::uint32_t first_tensor;  ///< into tensor_args()
         std::uint32_t tensor_count;
-        std::uint32_t first_scalar;  ///< into scalars() / scalar_slots()
+        std::uint32_t first_scalar;  ///< into scalar_args()
         std::uint32_t scalar_count;
         std::uint32_t external;       ///< index into InstanceInputs::external_producers, or kNotBound
         std::uint32_t first_created;  ///< index of its first create-info output in InstanceInputs::created
+        std::uint32_t create_info_count;  ///< its create-info outputs: created_args()[first_created + i]
     };
 
     /// create: checks every node and takes copies. `owner` names the plan in messages (e.g. "template
@@ -86,10 +96,12 @@ class InstancePlan {
 
     [[nodiscard]] const std::string& owner() const { return owner_; }
     [[nodiscard]] std::span<const Node> nodes() const { return nodes_; }
-    [[nodiscard]] std::span<const TensorArg> tensors() const { return tensors_; }
-    [[nodiscard]] std::span<const std::uint32_t> tensor_slots() const { return tensor_slots_; }
-    [[nodiscard]] std::span<const std::uint64_t> scalars() const { return scalars_; }
-    [[nodiscard]] std::span<const std::uint32_t> scalar_slots() const { return scalar_slots_; }
+    [[nodiscard]] std::span<const Arg> tensor_args() const { return tensor_args_; }
+    [[nodiscard]] std::span<const Arg> scalar_args() const { return scalar_args_; }
+    [[nodiscard]] std::span<const TensorView> constant_views() const { return constant_views_; }
+    [[nodiscard]] std::span<const std::uint64_t> constant_scalars() const { return constant_scalars_; }
+    /// created_args: per create-info output, in plan order, its tensor argument index within its node.
+    [[nodiscard]] std::span<const std::uint32_t> created_args() const { return created_args_; }
     [[nodiscard]] const std::shared_ptr<const InstanceEdges>& edges() const { return edges_; }
     /// used_tensor_slots: the slots feeding at least one argument; each is checked once per instance.
     [[nodiscard]] std::span<const std::uint32_t> used_tensor_slots() const { return used_tensor_slots_; }
@@ -131,10 +143,11 @@ class InstancePlan {
 
     std::string owner_;
     std::vector<Node> nodes_;
-    std::vector<TensorArg> tensors_;
-    std::vector<std::uint32_t> tensor_slots_;
-    std::vector<std::uint64_t> scalars_;
-    std::vector<std::uint32_t> scalar_slots_;
+    std::vector<Arg> tensor_args_;
+    std::vector<Arg> scalar_args_;
+    std::vector<TensorView> constant_views_;
+    std::vector<std::uint64_t> constant_scalars_;
+    std::vector<std::uint32_t> created_args_;
     std::shared_ptr<const InstanceEdges> edges_;
     std::vector<std::string> tensor_slot_names_;
     std::uint32_t scalar_slot_count_ = 0;
