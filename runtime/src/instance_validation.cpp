@@ -206,6 +206,10 @@ void Runtime::Impl::check_plan_for_run(const detail::InstancePlan& plan, TaskId 
                                 " bytes (with room for wrapping), more than the whole heap ring: raise "
                                 "RuntimeConfig::heap_bytes (" +
                                 std::to_string(config.heap_bytes) + ")");
+    // The run's tasks point into the plan's edge tables: hold them for the run (once, even if the memo
+    // below is taken over by another runtime meanwhile and the plan is checked here again).
+    if (std::find(run_plan_edges.begin(), run_plan_edges.end(), plan.edges()) == run_plan_edges.end())
+        run_plan_edges.push_back(plan.edges());
     // Kernels are registered and capacities fixed only between runs: the check holds for the whole run.
     plan.mark_checked(detail::PlanCheckKey{}, run_token);
 }

@@ -160,6 +160,9 @@ struct Runtime::Impl {
     std::uint64_t subtasks = 0;
     std::vector<std::uint32_t> edge_check_cursor;  // scratch of validate_instance_edges
     std::uint64_t run_token = 0;  // unique to this run among every runtime's runs: memo of checked plans
+    // The edge tables of every plan checked in this run, held until the next run starts (every task of
+    // this run has retired by then): an instance then takes no reference of its own.
+    std::vector<std::shared_ptr<const InstanceEdges>> run_plan_edges;
     RunReport last_report;
 
     // ---- Watching the run

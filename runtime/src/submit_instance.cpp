@@ -101,7 +101,6 @@ TaskId Runtime::Impl::submit_planned(const detail::InstancePlan& plan, const det
         PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);
         reserve(count, edge_nodes, plan.heap_reserve_bytes(), plan.arg_reserve_bytes());
     }
-    edge_table_holds.hold(plan.edges(), first.value + count - 1);
     init_planned_slots(plan, inputs, first, scoped);
     {
         PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
