@@ -149,10 +149,13 @@ class Bindings {
 /// Throws BoundaryMismatch (the template has boundary inputs and the enclosing scope is not MANUAL for a
 /// Manual template, or not AUTO / top level for a Tensormap template; a template without boundary inputs
 /// fits any scope), UnboundSlot (naming the slot), CapacityExhausted (more nodes than
-/// RuntimeConfig::window_tasks), NoActiveRun, and what TaskPort::submit_instance throws (InvalidDependency,
-/// UnknownKernel, CapacityDeadlock). Each of these is raised before anything is submitted and leaves the
-/// bindings as they were (Bindings::clear drops them). Only in Tensormap mode, recording the boundary
-/// outputs after submission may wait for tensormap entries and throw CapacityDeadlock, instance submitted.
+/// RuntimeConfig::window_tasks), NoActiveRun, and what TaskPort::submit_planned throws: InvalidTensor (a
+/// bound view without a rank in 1..5 or with a negative stride, naming the slot and a node it feeds; each
+/// slot is checked once), InvalidDependency, UnknownKernel, InvalidArgument (MIX without two AIV lanes),
+/// CapacityExhausted (heap, argument ring or edge pool too small), CapacityDeadlock. Each of these is raised
+/// before anything is submitted and leaves the bindings as they were (Bindings::clear drops them). Only in
+/// Tensormap mode, recording the boundary outputs after submission may wait for tensormap entries and throw
+/// CapacityDeadlock, instance submitted.
 Instance instantiate(Bindings& bindings);
 
 /// join: submits a dependency-only task that waits for every sink of `instance` (so for the whole
