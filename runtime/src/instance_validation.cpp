@@ -1,7 +1,9 @@
 // Checks of a template instance before submit_instance changes anything: its size against the window and
 // the pools, every node's spec and boundary producers, and its internal edges: tables the caller built are
 // checked in full on every call; tables built as InstanceEdges were checked once, at creation, so the call
-// only confirms that the nodes carry those very tables.
+// only confirms that the nodes carry those very tables. A planned instance (InstancePlan) is checked in three
+// layers: its constants when the plan is created, what depends on the runtime once per run, and only the
+// bound views and boundary producers per instance.
 #include <algorithm>
 #include <string>
 
@@ -254,8 +256,8 @@ std::uint64_t Runtime::Impl::validate_planned(const detail::InstancePlan& plan,
             for (int l = 0; l < 3; ++l)
                 spec.funcs[l] = n.funcs[l];
             spec.block_num = n.block_num;
-            throw_bad_producer(producers, first,
-                               spec);  // names the instance's first task, as submit_instance does
+            // Named with the instance's first task, as submit_instance does.
+            throw_bad_producer(producers, first, spec);
         }
         edge_nodes += producers.size();
     }
