@@ -1,5 +1,5 @@
 // BindingTables: the part of a Bindings that Bindings::tensor and ::scalar touch, as plain pointers, so
-// binding (the per-argument hot path of instantiation) inlines into the caller's loop. Not API.
+// binding (the per-slot hot path of instantiation) inlines into the caller's loop. Not API.
 #pragma once
 
 #include <cstddef>
