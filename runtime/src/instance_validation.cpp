@@ -173,26 +173,38 @@ void Runtime::Impl::check_plan_for_run(const detail::InstancePlan& plan, TaskId 
                 std::to_string(first.value) +
                 ") is larger than the whole task window: raise RuntimeConfig::window_tasks (" +
                 std::to_string(config.window_tasks) + ") or split the template");
-    for (std::uint32_t k = 0; k < nodes.size(); ++k) {
-        const detail::InstancePlan::Node& n = nodes[k];
-        if (n.kind != TaskKind::Kernel) continue;
-        if (n.core == CoreType::MIX && config.aiv_per_cluster < 2)
-            detail::throw_error(ErrorCode::InvalidArgument,
-                                plan.describe_node(k) +
-                                    ": a MIX task runs one AIC and two AIV lanes of one cluster, but "
-                                    "RuntimeConfig::aiv_per_cluster = " +
-                                    std::to_string(config.aiv_per_cluster));
-        if (config.executor == Executor::Instant) continue;
-        for (int l = 0; l < (n.core == CoreType::MIX ? 3 : 1); ++l) {
-            const KernelInfo* info = engine.kernel(n.funcs[l]);
-            if (info == nullptr || (config.executor == Executor::Compute && info->fn == nullptr))
-                detail::throw_error(ErrorCode::UnknownKernel,
-                                    plan.describe_node(k) + ": " + engine.kernel_name(n.funcs[l]) +
-                                        (config.executor == Executor::Compute
-                                             ? " has no registered compute function"
-                                             : " is not registered (its duration is needed)") +
-                                        "; call Runtime::register_kernel first");
-        }
+    // The first node using a MIX core or kernel `f`, for the messages.
+    const auto first_node = [&](auto&& uses) {
+        std::uint32_t k = 0;
+        while (k + 1 < nodes.size() && !uses(nodes[k]))
+            ++k;
+        return k;
+    };
+    if (plan.has_mix() && config.aiv_per_cluster < 2) {
+        const std::uint32_t k = first_node([](const detail::InstancePlan::Node& n) {
+            return n.kind == TaskKind::Kernel && n.core == CoreType::MIX;
+        });
+        detail::throw_error(ErrorCode::InvalidArgument,
+                            plan.describe_node(k) +
+                                ": a MIX task runs one AIC and two AIV lanes of one cluster, but "
+                                "RuntimeConfig::aiv_per_cluster = " +
+                                std::to_string(config.aiv_per_cluster));
+    }
+    // Each kernel once, however many nodes run it.
+    for (const FuncId f :
+         config.executor == Executor::Instant ? std::span<const FuncId>() : plan.kernel_functions()) {
+        const KernelInfo* info = engine.kernel(f);
+        if (info != nullptr && (config.executor != Executor::Compute || info->fn != nullptr)) continue;
+        const std::uint32_t k = first_node([f](const detail::InstancePlan::Node& n) {
+            return n.kind == TaskKind::Kernel &&
+                   (n.funcs[0] == f || (n.core == CoreType::MIX && (n.funcs[1] == f || n.funcs[2] == f)));
+        });
+        detail::throw_error(
+            ErrorCode::UnknownKernel,
+            plan.describe_node(k) + ": " + engine.kernel_name(f) +
+                (config.executor == Executor::Compute ? " has no registered compute function"
+                                                      : " is not registered (its duration is needed)") +
+                "; call Runtime::register_kernel first");
     }
     if (plan.arg_reserve_bytes() > engine.args.capacity())
         detail::throw_error(ErrorCode::CapacityExhausted,
