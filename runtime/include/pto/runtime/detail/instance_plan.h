@@ -85,8 +85,8 @@ class InstancePlan {
 
     /// create: checks every node and takes copies. `owner` names the plan in messages (e.g. "template
     /// 'attn'"), `tensor_slot_names` / `scalar_slot_count` declare the slots. Throws InvalidTemplate (node
-    /// count not that of `edges`, an Alloc node, a slot out of range, a create-info input, external
-    /// producers for an alloc node), InvalidArgument (a core type that does not fit the kind),
+    /// count not that of `edges`, an Alloc node, a slot out of range, a create-info input, a kernel lane
+    /// without a kernel), InvalidArgument (a core type that does not fit the kind),
     /// InvalidBlockNum, TooManyArguments, InvalidTensor (a constant without a buffer, a negative stride, a
     /// rank outside 1..5), each naming the owner and the node.
     static std::shared_ptr<const InstancePlan> create(std::string owner, std::span<const PlanNodeDesc> nodes,
@@ -115,7 +115,8 @@ class InstancePlan {
     /// heap_reserve_bytes / arg_reserve_bytes: the room one instance reserves in the heap and argument rings.
     [[nodiscard]] std::uint64_t heap_reserve_bytes() const { return heap_reserve_bytes_; }
     [[nodiscard]] std::uint64_t arg_reserve_bytes() const { return arg_reserve_bytes_; }
-    /// kernel_functions: every kernel lane of every node, each FuncId once (checked per run).
+    /// kernel_functions / has_mix: every kernel lane of every node, each FuncId once, and whether a node
+    /// runs on MIX: what the runtime checks against its kernels and cores once per run.
     [[nodiscard]] std::span<const FuncId> kernel_functions() const { return kernel_functions_; }
     [[nodiscard]] bool has_mix() const { return has_mix_; }
     [[nodiscard]] std::uint64_t kernel_tasks() const { return kernel_tasks_; }
