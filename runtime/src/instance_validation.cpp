@@ -1,10 +1,14 @@
 // Checks of a template instance before submit_instance changes anything: its size against the window and
 // the pools, every node's spec and boundary producers, and its internal edges: tables the caller built are
 // checked in full on every call; tables built as InstanceEdges were checked once, at creation, so the call
-// only confirms that the nodes carry those very tables.
+// only confirms that the nodes carry those very tables. A planned instance (InstancePlan) is checked in three
+// layers: its constants when the plan is created, what depends on the runtime once per run, and only the
+// bound views and boundary producers per instance.
+#include <algorithm>
 #include <string>
 
 #include "instance_edges_check.h"
+#include "pto/runtime/detail/instance_plan.h"
 #include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
 #include "submit_sizes.h"
@@ -120,6 +124,163 @@ Runtime::Impl::InstanceNeeds Runtime::Impl::validate_instance(std::span<const In
     needs.heap_bytes = heap_need.reserve_bytes();
     check_heap_need(needs.heap_bytes, first, nullptr);
     return needs;
+}
+
+// ---- A planned instance
+
+namespace detail {
+/// PlanCheckKey: lets only the runtime record that a plan was checked for a run.
+class PlanCheckKey {};
+}  // namespace detail
+
+namespace {
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_inputs(const detail::InstancePlan& plan,
+                                                             const detail::InstanceInputs& in) {
+    detail::throw_error(
+        ErrorCode::InvalidArgument,
+        "submit_planned of " + plan.owner() + ": the inputs give " + std::to_string(in.tensor_slots.size()) +
+            " tensor slots, " + std::to_string(in.scalar_slots.size()) + " scalar slots, " +
+            std::to_string(in.external_producers.size()) + " producer lists and room for " +
+            std::to_string(in.created.size()) + " created views; the plan has " +
+            std::to_string(plan.tensor_slot_count()) + ", " + std::to_string(plan.scalar_slot_count()) +
+            ", " + std::to_string(plan.external_nodes().size()) + " and " +
+            std::to_string(plan.create_info_count()));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_slot_view(const detail::InstancePlan& plan,
+                                                                std::uint32_t slot, const TensorView& v) {
+    std::string why;
+    if (v.ndim < 1 || v.ndim > kMaxTensorDims)
+        why = "has rank " + std::to_string(v.ndim) + "; ranks are 1.." + std::to_string(kMaxTensorDims);
+    else if (v.base == nullptr)
+        why = "has no buffer";
+    else
+        why = "has a negative stride; strides are >= 0";
+    detail::throw_error(ErrorCode::InvalidTensor, plan.describe_tensor_slot(slot) +
+                                                      " is bound to a view that " + why +
+                                                      " (nothing of the instance was submitted)");
+}
+
+}  // namespace
+
+void Runtime::Impl::check_plan_for_run(const detail::InstancePlan& plan, TaskId first) {
+    const auto nodes = plan.nodes();
+    if (nodes.size() > config.window_tasks)
+        detail::throw_error(
+            ErrorCode::CapacityExhausted,
+            plan.owner() + ": an instance of " + std::to_string(nodes.size()) + " tasks (starting at task " +
+                std::to_string(first.value) +
+                ") is larger than the whole task window: raise RuntimeConfig::window_tasks (" +
+                std::to_string(config.window_tasks) + ") or split the template");
+    // The first node using a MIX core or kernel `f`, for the messages.
+    const auto first_node = [&](auto&& uses) {
+        std::uint32_t k = 0;
+        while (k + 1 < nodes.size() && !uses(nodes[k]))
+            ++k;
+        return k;
+    };
+    if (plan.has_mix() && config.aiv_per_cluster < 2) {
+        const std::uint32_t k = first_node([](const detail::InstancePlan::Node& n) {
+            return n.kind == TaskKind::Kernel && n.core == CoreType::MIX;
+        });
+        detail::throw_error(ErrorCode::InvalidArgument,
+                            plan.describe_node(k) +
+                                ": a MIX task runs one AIC and two AIV lanes of one cluster, but "
+                                "RuntimeConfig::aiv_per_cluster = " +
+                                std::to_string(config.aiv_per_cluster));
+    }
+    // Each kernel once, however many nodes run it.
+    for (const FuncId f :
+         config.executor == Executor::Instant ? std::span<const FuncId>() : plan.kernel_functions()) {
+        const KernelInfo* info = engine.kernel(f);
+        if (info != nullptr && (config.executor != Executor::Compute || info->fn != nullptr)) continue;
+        const std::uint32_t k = first_node([f](const detail::InstancePlan::Node& n) {
+            return n.kind == TaskKind::Kernel &&
+                   (n.funcs[0] == f || (n.core == CoreType::MIX && (n.funcs[1] == f || n.funcs[2] == f)));
+        });
+        detail::throw_error(
+            ErrorCode::UnknownKernel,
+            plan.describe_node(k) + ": " + engine.kernel_name(f) +
+                (config.executor == Executor::Compute ? " has no registered compute function"
+                                                      : " is not registered (its duration is needed)") +
+                "; call Runtime::register_kernel first");
+    }
+    if (plan.arg_reserve_bytes() > engine.args.capacity())
+        detail::throw_error(ErrorCode::CapacityExhausted,
+                            plan.owner() + ": an instance copies " +
+                                std::to_string(plan.arg_reserve_bytes()) +
+                                " argument bytes (with room for wrapping), more than the argument ring "
+                                "holds: raise RuntimeConfig::argument_bytes (" +
+                                std::to_string(engine.args.capacity()) + ")");
+    if (plan.heap_reserve_bytes() > heap.capacity())
+        detail::throw_error(ErrorCode::CapacityExhausted,
+                            plan.owner() + ": an instance allocates " +
+                                std::to_string(plan.heap_reserve_bytes()) +
+                                " bytes (with room for wrapping), more than the whole heap ring: raise "
+                                "RuntimeConfig::heap_bytes (" +
+                                std::to_string(config.heap_bytes) + ")");
+    // The run's tasks point into the plan's edge tables: hold them for the run (once, even if the memo
+    // below is taken over by another runtime meanwhile and the plan is checked here again).
+    if (std::find(run_plan_edges.begin(), run_plan_edges.end(), plan.edges()) == run_plan_edges.end())
+        run_plan_edges.push_back(plan.edges());
+    // Kernels are registered and capacities fixed only between runs: the check holds for the whole run.
+    plan.mark_checked(detail::PlanCheckKey{}, run_token);
+}
+
+std::uint64_t Runtime::Impl::validate_planned(const detail::InstancePlan& plan,
+                                              const detail::InstanceInputs& in, TaskId first) {
+    if (!plan.checked_in(run_token)) [[unlikely]]
+        check_plan_for_run(plan, first);
+    if (in.tensor_slots.size() != plan.tensor_slot_count() ||
+        in.scalar_slots.size() != plan.scalar_slot_count() ||
+        in.external_producers.size() != plan.external_nodes().size() ||
+        in.created.size() != plan.create_info_count()) [[unlikely]]
+        throw_bad_inputs(plan, in);
+    // Each bound tensor once, however many arguments it feeds.
+    for (const std::uint32_t slot : plan.used_tensor_slots()) {
+        const TensorView& v = in.tensor_slots[slot];
+        if (v.ndim - 1u >= static_cast<unsigned>(kMaxTensorDims) || v.base == nullptr) [[unlikely]]
+            throw_bad_slot_view(plan, slot, v);
+        std::int64_t stride_bits = 0;  // OR of the strides: one sign test for the whole view
+        for (int d = 0; d < v.ndim; ++d)
+            stride_bits |= v.strides[d];
+        if (stride_bits < 0) [[unlikely]]
+            throw_bad_slot_view(plan, slot, v);
+    }
+    // External producers must precede the whole instance.
+    std::uint64_t edge_nodes = 0;
+    const std::span<const std::uint32_t> external_nodes = plan.external_nodes();
+    for (std::uint32_t b = 0; b < external_nodes.size(); ++b) {
+        const std::span<const TaskId> producers = in.external_producers[b];
+        if (producers.empty()) continue;
+        std::uint64_t lowest = ~std::uint64_t{0};
+        std::uint64_t highest = 0;
+        for (const TaskId p : producers) {
+            lowest = std::min(lowest, p.value);
+            highest = std::max(highest, p.value);
+        }
+        if (lowest < window.run_first_id() || highest >= first.value) [[unlikely]] {
+            const detail::InstancePlan::Node& n = plan.nodes()[external_nodes[b]];
+            TaskSpec spec;
+            spec.kind = n.kind;
+            spec.core = n.core;
+            for (int l = 0; l < 3; ++l)
+                spec.funcs[l] = n.funcs[l];
+            spec.block_num = n.block_num;
+            // Named with the instance's first task, as submit_instance does.
+            throw_bad_producer(producers, first, spec);
+        }
+        edge_nodes += producers.size();
+    }
+    if (edge_nodes > engine.edges.capacity()) [[unlikely]]
+        detail::throw_error(ErrorCode::CapacityExhausted,
+                            plan.owner() + ": an instance starting at task " + std::to_string(first.value) +
+                                " needs " + std::to_string(edge_nodes) +
+                                " boundary edges, more than the edge pool holds: raise "
+                                "RuntimeConfig::edge_capacity (" +
+                                std::to_string(config.edge_capacity) + ")");
+    return edge_nodes;
 }
 
 }  // namespace pto

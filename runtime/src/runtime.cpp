@@ -165,6 +165,8 @@ void Runtime::Impl::start_run() {
     engine.args.reset();
     stats = OrchestratorStats{};
     kernel_tasks = framework_tasks = subtasks = 0;
+    run_token = detail::next_run_token();
+    run_plan_edges.clear();
     orchestrator_ctx.counters = detail::CompletionCounters{};
     orchestrator_finished_published = 0;
     orchestrator_ctx.pushed_ready = false;

@@ -25,6 +25,10 @@
 
 namespace pto::detail {
 struct HeapNeed;  // submit_sizes.h
+class InstancePlan;
+struct InstanceInputs;
+/// next_run_token: a number no earlier run of any runtime in the process got (instance_plan.cpp).
+std::uint64_t next_run_token();
 }  // namespace pto::detail
 
 namespace pto {
@@ -70,6 +74,15 @@ struct Runtime::Impl {
                            bool scoped);
     void init_instance_slots(std::span<const InstanceNode> nodes, TaskId first, bool scoped);
     void link_instance(std::span<const InstanceNode> nodes, TaskId first);
+    /// submit_planned: an instance of a plan checked once (submit_instance.cpp); validate_planned checks
+    /// only what the instance binds and returns its boundary edge count (instance_validation.cpp).
+    TaskId submit_planned(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
+                          bool scoped);
+    std::uint64_t validate_planned(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
+                                   TaskId first);
+    void check_plan_for_run(const detail::InstancePlan& plan, TaskId first);
+    void init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
+                            TaskId first, bool scoped);
     void release_scope(TaskId begin, TaskId end);
     /// flush_links: splices the staged edges (EdgeLinker::flush) and finishes what that completed.
     void flush_links() {
@@ -174,6 +187,10 @@ struct Runtime::Impl {
     std::uint64_t framework_tasks = 0;
     std::uint64_t subtasks = 0;
     std::vector<std::uint32_t> edge_check_cursor;  // scratch of validate_instance_edges
+    std::uint64_t run_token = 0;  // unique to this run among every runtime's runs: memo of checked plans
+    // The edge tables of every plan checked in this run, held until the next run starts (every task of
+    // this run has retired by then): an instance then takes no reference of its own.
+    std::vector<std::shared_ptr<const InstanceEdges>> run_plan_edges;
     RunReport last_report;
 
     // ---- Watching the run

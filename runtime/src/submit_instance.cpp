@@ -1,8 +1,13 @@
 // A static template instance as one submission: its checks (instance_validation.cpp), room for the whole id
-// range at once, every slot initialised before any node is published, then each node's fanin settled.
+// range at once, every slot initialised before any node is published, then each node's fanin settled. Either
+// from InstanceNodes (every spec checked per call) or from an InstancePlan (constants checked once; each
+// argument written from its slot or the plan).
 #include "aicpu_slice.h"
 #include "phase_timer.h"
+#include "pto/runtime/detail/instance_plan.h"
+#include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
+#include "submit_sizes.h"
 
 namespace pto {
 
@@ -77,6 +82,141 @@ void Runtime::Impl::link_instance(std::span<const InstanceNode> nodes, TaskId fi
             engine.make_ready(slot, orchestrator_ctx);
         }
     }
+}
+
+// ---- A planned instance: the plan's constants were checked once (instance_plan.cpp), the runtime-specific
+// part once per run (validate_planned), so only what the instance binds is checked and written here.
+
+TaskId detail::TaskPort::submit_planned(const InstancePlan& plan, const InstanceInputs& inputs, bool scoped) {
+    return runtime_->impl_->submit_planned(plan, inputs, scoped);
+}
+
+TaskId Runtime::Impl::submit_planned(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
+                                     bool scoped) {
+    check_run_open("submit_instance");
+    const TaskId first{window.next_id()};
+    const auto count = static_cast<std::uint32_t>(plan.nodes().size());
+    const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::SubmitInstance, run_start_ns, first,
+                                    count);
+    const std::uint64_t edge_nodes = validate_planned(plan, inputs, first);
+    {
+        PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);
+        reserve(count, edge_nodes, plan.heap_reserve_bytes(), plan.arg_reserve_bytes());
+    }
+    init_planned_slots(plan, inputs, first, scoped);
+    {
+        PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
+        const InstanceEdges& edges = *plan.edges();
+        for (std::uint32_t k = 0; k < count; ++k) {
+            const std::uint32_t slot = window.slot_of(first.value + k);
+            if (engine.tasks[slot].fanin_edge_count == 0 && edges.producers(k).empty())
+                engine.make_ready(slot, orchestrator_ctx);
+        }
+    }
+    if (linker.should_flush(scoped)) flush_links();
+    finish_orchestrator_completions();
+    window.publish_submitted();
+    return first;
+}
+
+void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
+                                       TaskId first, bool scoped) {
+    const std::span<const detail::InstancePlan::Node> nodes = plan.nodes();
+    const detail::InstancePlan::Arg* tensor_args = plan.tensor_args().data();
+    const detail::InstancePlan::Arg* scalar_args = plan.scalar_args().data();
+    const TensorView* constant_views = plan.constant_views().data();
+    const std::uint64_t* constant_scalars = plan.constant_scalars().data();
+    const std::uint32_t* created_args = plan.created_args().data();
+    const InstanceEdges& edges = *plan.edges();
+    for (std::uint32_t k = 0; k < nodes.size(); ++k) {
+        const detail::InstancePlan::Node& n = nodes[k];
+        const TaskId id = first.plus(k);
+        const std::uint32_t slot = window.slot_of(id.value);
+        TaskSlot& t = engine.tasks[slot];
+        // As init_slot_state, from the plan's constants. Relaxed: nothing is published before the flush.
+        t.blocks_claimed.store(0, std::memory_order_relaxed);
+        t.blocks_finished.store(0, std::memory_order_relaxed);
+        t.outcome.store(Outcome::Ok, std::memory_order_relaxed);
+        t.kind = n.kind;
+        t.shape = detail::shape_of(n.kind, n.core);
+        t.block_num = n.block_num;
+        t.funcs[0] = n.funcs[0];
+        t.funcs[1] = n.funcs[1];
+        t.funcs[2] = n.funcs[2];
+        window.open_slot(slot, scoped);
+        std::uint64_t args_offset = detail::SlotInfo::kNoArguments;
+        if (n.keeps_arguments) {
+            PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
+            args_offset = engine.args.append(n.tensor_count, n.scalar_count);
+            detail::ArgRecord& record = engine.args.mutable_record(args_offset);
+            auto* out_scalars = reinterpret_cast<std::uint64_t*>(&record + 1);
+            // One copy per argument from where the plan says its value is: no branch but for allocations.
+            for (std::uint32_t a = 0; a < n.scalar_count; ++a) {
+                const detail::InstancePlan::Arg arg = scalar_args[n.first_scalar + a];
+                const std::uint64_t* from = arg.source == detail::InstancePlan::ArgSource::Slot
+                                                ? inputs.scalar_slots.data()
+                                                : constant_scalars;
+                out_scalars[a] = from[arg.index];
+            }
+            TensorArg* out = record.mutable_tensors();
+            for (std::uint32_t a = 0; a < n.tensor_count; ++a) {
+                const detail::InstancePlan::Arg arg = tensor_args[n.first_tensor + a];
+                const TensorView* from = arg.source == detail::InstancePlan::ArgSource::Slot
+                                             ? inputs.tensor_slots.data()
+                                             : constant_views;
+                out[a].view = from[arg.index];
+                out[a].direction = arg.direction;
+            }
+            for (std::uint32_t c = 0; c < n.create_info_count; ++c) {
+                TensorArg& created = out[created_args[n.first_created + c]];
+                const std::uint64_t bytes = detail::create_info_bytes(created.view);
+                stats.heap_bytes_allocated += bytes;
+                created.view.base = heap.try_allocate(bytes);
+                PTO_ASSERT(created.view.base != nullptr, "reserve() guaranteed heap room");
+                created.view.creator = id;
+                inputs.created[n.first_created + c] = created.view;
+            }
+        }
+        engine.tasks.info(slot) = detail::SlotInfo{id.value, args_offset};
+        const std::span<const std::uint32_t> consumers = edges.consumers(k);
+        const std::span<const std::uint32_t> producers = edges.producers(k);
+        t.static_consumer_count = static_cast<std::uint16_t>(consumers.size());
+        t.static_consumers = consumers.data();
+        t.static_producer_count = static_cast<std::uint16_t>(producers.size());
+        t.static_producers = producers.data();
+        // The completion reference, and one for each internal consumer until it finishes.
+        t.link.store(kLinkRefUnit * (1 + consumers.size()), std::memory_order_relaxed);
+        const std::uint64_t edge_begin = engine.edges.head();
+        std::span<const TaskId> external;
+        std::uint32_t staged = 0;
+        if (n.external != detail::kNotBound) {
+            external = inputs.external_producers[n.external];
+            staged = linker.select_and_stage(id, slot, external, window, t, engine.edges, stats);
+        }
+        t.fanin_pending.store(static_cast<std::int32_t>(staged + producers.size()),
+                              std::memory_order_relaxed);
+        t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
+        t.fanin_edge_count = staged;
+        window.set_marks(slot, detail::RingMarks{edge_begin + staged, heap.head(), engine.args.head()});
+        if (config.record_graph) [[unlikely]] {
+            InstanceNode recorded;
+            recorded.spec.kind = n.kind;
+            recorded.spec.core = n.core;
+            for (int l = 0; l < 3; ++l)
+                recorded.spec.funcs[l] = n.funcs[l];
+            recorded.spec.block_num = n.block_num;
+            recorded.producer_offsets = producers;
+            recorded.external_producers = external;
+            recorder.instance_node(recorded, id);
+        }
+    }
+    const auto count = static_cast<std::uint32_t>(nodes.size());
+    window.commit(count);
+    recorder.instance(first, count);
+    stats.submits += count;
+    kernel_tasks += plan.kernel_tasks();
+    framework_tasks += count - plan.kernel_tasks();
+    subtasks += plan.subtasks();
 }
 
 }  // namespace pto

@@ -17,31 +17,19 @@ namespace detail {
 BindingsState::BindingsState(std::shared_ptr<const TemplateData> shared)
     : shared_tpl(std::move(shared)),
       tpl(shared_tpl.get()),
-      nodes(tpl->nodes.size()),
-      tensors(tpl->tensor_protos),
-      scalars(tpl->scalar_protos),
+      tensor_slots(tpl->tensor_slots.size()),
+      scalar_slots(tpl->scalar_slots.size(), 0),
+      created(tpl->create_info_positions.size()),
       tensor_stamps(tpl->tensor_slots.size(), 0),
       scalar_stamps(tpl->scalar_slots.size(), 0),
       deps(tpl->boundary_nodes.size()),
-      external_ranges(tpl->boundary_nodes.size()) {
-    const TemplateData& t = *tpl;
-    for (std::size_t k = 0; k < t.nodes.size(); ++k) {
-        const TemplateNode& n = t.nodes[k];
-        InstanceNode& out = nodes[k];
-        out.spec.kind = n.kind;
-        out.spec.core = n.core;
-        for (int l = 0; l < 3; ++l)
-            out.spec.funcs[l] = n.funcs[l];
-        out.spec.block_num = n.block_num;
-        out.spec.tensors = {tensors.data() + n.tensors.begin, n.tensors.count};
-        out.spec.scalars = {scalars.data() + n.scalars.begin, n.scalars.count};
-        // Exactly the InstanceEdges spans: submit_instance then trusts them without checking again.
-        out.consumer_offsets = t.edges->consumers(static_cast<std::uint32_t>(k));
-        out.producer_offsets = t.edges->producers(static_cast<std::uint32_t>(k));
-    }
+      external_ranges(tpl->boundary_nodes.size()),
+      external_lists(tpl->boundary_nodes.size()) {
+    for (std::size_t i = 0; i < created.size(); ++i)
+        created[i] = tpl->tensor_protos[tpl->create_info_positions[i]].view;  // until the first instance
     for (auto& d : deps)
         d.reserve(16);
-    if (t.mode == BoundaryMode::Tensormap) external.reserve(16 * t.boundary_nodes.size());
+    if (tpl->mode == BoundaryMode::Tensormap) external.reserve(16 * tpl->boundary_nodes.size());
 }
 
 void BindingsState::advance_generation() {
@@ -96,12 +84,8 @@ Bindings::Bindings(const Template& tpl) {
     const detail::TemplateData& t = *tpl.data_;
     detail::BindingsState& s = *s_;
     // Pointers into vectors that never reallocate after construction (and move with the state).
-    tables_.tensors = s.tensors.data();
-    tables_.scalars = s.scalars.data();
-    tables_.tensor_first = t.tensor_feed_first.data();
-    tables_.tensor_feeds = t.tensor_feeds.data();
-    tables_.scalar_first = t.scalar_feed_first.data();
-    tables_.scalar_feeds = t.scalar_feeds.data();
+    tables_.tensor_slots = s.tensor_slots.data();
+    tables_.scalar_slots = s.scalar_slots.data();
     tables_.tensor_stamps = s.tensor_stamps.data();
     tables_.scalar_stamps = s.scalar_stamps.data();
     tables_.generation = &s.generation;
@@ -173,7 +157,10 @@ const TensorView& Bindings::submitted_view(std::uint32_t node, std::uint32_t arg
                      ? "template '" + t.name + "' has no node " + std::to_string(node)
                      : t.describe_node(node) + " has " + std::to_string(t.nodes[node].tensors.count) +
                            " tensor arguments, not " + std::to_string(arg + 1)));
-    return s_->tensors[t.nodes[node].tensors.begin + arg].view;
+    const std::uint32_t position = t.nodes[node].tensors.begin + arg;
+    if (t.tensor_sources[position] != detail::kNotBound) return s_->tensor_slots[t.tensor_sources[position]];
+    if (t.created_index[position] != detail::kNotBound) return s_->created[t.created_index[position]];
+    return t.tensor_protos[position].view;
 }
 
 }  // namespace pto

@@ -1,10 +1,11 @@
-// detail::BindingsState: one Bindings' workspace: the InstanceNode array handed to
-// Runtime::submit_instance, the argument arrays its specs point into, bound-slot stamps and the boundary
-// producers of the next instance. Allocated once per Bindings; instantiate() only overwrites it.
+// detail::BindingsState: one Bindings' workspace: the bound slot values handed to the runtime's
+// submit_planned, bound-slot stamps and the boundary producers of the next instance. Allocated once per
+// Bindings; instantiate() only overwrites it.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "pto/runtime/detail/task_port.h"
@@ -19,11 +20,11 @@ struct BindingsState {
     std::shared_ptr<const TemplateData> shared_tpl;
     const TemplateData* tpl;
 
-    /// nodes[k].spec.tensors / .scalars point into `tensors` / `scalars` (never reallocated), so a binding
-    /// writes a view once, where the runtime will copy it from. external_producers is set per instance.
-    std::vector<InstanceNode> nodes;
-    std::vector<TensorArg> tensors;
-    std::vector<std::uint64_t> scalars;
+    /// The bound values, one per slot (the runtime copies them into every argument a slot feeds), and the
+    /// views the runtime allocated for the create-info outputs of the last instance.
+    std::vector<TensorView> tensor_slots;
+    std::vector<std::uint64_t> scalar_slots;
+    std::vector<TensorView> created;
 
     /// A slot is bound for the next instance when its stamp equals `generation`; a successful
     /// instantiate() advances the generation, unbinding every slot at once.
@@ -38,6 +39,15 @@ struct BindingsState {
     /// range in it (spans are taken only after the last append, which may reallocate).
     std::vector<TaskId> external;
     std::vector<Range> external_ranges;
+    /// Per boundary node, its producers as handed to the runtime.
+    std::vector<std::span<const TaskId>> external_lists;
+
+    /// Only with the dependency checker on: the last instance's nodes with their arguments, as the
+    /// checker reads them (filled on demand, allocated once).
+    std::vector<InstanceNode> checked_nodes;
+    std::vector<TensorArg> checked_tensors;
+    std::vector<std::uint64_t> checked_scalars;
+    std::vector<TaskId> checked_producers;
 
     /// advance_generation: unbinds every slot for the next instance.
     void advance_generation();

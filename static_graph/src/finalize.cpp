@@ -124,7 +124,9 @@ void copy_nodes(const Description& d, detail::TemplateData& t, const Checker& c)
                                         std::to_string(d.tensor_slot_names.size()) +
                                         " tensor slots (a slot of another builder?)");
                     tensor_feeds[p.slot].push_back(position);
-                    proto.view.ndim = 0;  // filled by Bindings::tensor
+                    proto.view.ndim = 0;  // bound per instance
+                    t.tensor_sources.push_back(p.slot);
+                    t.created_index.push_back(detail::kNotBound);
                     break;
                 case NodeArgs::TensorSource::Constant:
                     if (p.view.base == nullptr)
@@ -133,11 +135,20 @@ void copy_nodes(const Description& d, detail::TemplateData& t, const Checker& c)
                                         " has no buffer; declare runtime-allocated outputs with a "
                                         "TensorCreateInfo and per-instance tensors with a slot");
                     check_view_rank(c, k, a, p.view, "constant");
+                    for (int dim = 0; dim < p.view.ndim; ++dim)
+                        if (p.view.strides[dim] < 0)
+                            c.fail_node(ErrorCode::InvalidTensor, k,
+                                        "constant tensor argument " + std::to_string(a) +
+                                            " has a negative stride; strides are >= 0");
                     proto.view = p.view;
+                    t.tensor_sources.push_back(detail::kNotBound);
+                    t.created_index.push_back(detail::kNotBound);
                     break;
                 case NodeArgs::TensorSource::CreateInfo:
                     check_view_rank(c, k, a, p.view, "create-info output");
                     proto.view = p.view;
+                    t.tensor_sources.push_back(detail::kNotBound);
+                    t.created_index.push_back(static_cast<std::uint32_t>(t.create_info_positions.size()));
                     t.create_info_positions.push_back(position);
                     break;
             }
@@ -157,6 +168,7 @@ void copy_nodes(const Description& d, detail::TemplateData& t, const Checker& c)
                 scalar_feeds[p.slot].push_back(static_cast<std::uint32_t>(t.scalar_protos.size()));
             }
             t.scalar_protos.push_back(p.is_slot ? 0 : p.value);
+            t.scalar_sources.push_back(p.is_slot ? p.slot : detail::kNotBound);
         }
     }
 
@@ -356,6 +368,34 @@ void build_boundaries(const Description& d, detail::TemplateData& t, const Check
     t.has_boundary_inputs = !t.boundary_nodes.empty();
 }
 
+/// build_plan: hands the runtime the template's constant parts, which it checks once more by its own rules
+/// (nothing finalize accepted fails there) and keeps for every instance.
+void build_plan(detail::TemplateData& t) {
+    std::vector<detail::PlanNodeDesc> nodes(t.nodes.size());
+    std::vector<std::string> labels(t.nodes.size());
+    for (std::uint32_t k = 0; k < t.nodes.size(); ++k) {
+        const detail::TemplateNode& n = t.nodes[k];
+        detail::PlanNodeDesc& out = nodes[k];
+        out.kind = n.kind;
+        out.core = n.core;
+        for (int l = 0; l < 3; ++l)
+            out.funcs[l] = n.funcs[l];
+        out.block_num = n.block_num;
+        out.tensors = {t.tensor_protos.data() + n.tensors.begin, n.tensors.count};
+        out.tensor_slots = {t.tensor_sources.data() + n.tensors.begin, n.tensors.count};
+        out.scalars = {t.scalar_protos.data() + n.scalars.begin, n.scalars.count};
+        out.scalar_slots = {t.scalar_sources.data() + n.scalars.begin, n.scalars.count};
+        out.takes_external = n.boundary >= 0;
+        labels[k] = t.label_of(k);
+        out.label = labels[k];
+    }
+    std::vector<std::string> slot_names;
+    for (const detail::SlotInfo& slot : t.tensor_slots)
+        slot_names.push_back(slot.name);
+    t.plan = detail::InstancePlan::create("template " + quoted(t.name), nodes, std::move(slot_names),
+                                          static_cast<std::uint32_t>(t.scalar_slots.size()), t.edges);
+}
+
 }  // namespace
 
 Template TemplateBuilder::finalize() const {
@@ -367,6 +407,7 @@ Template TemplateBuilder::finalize() const {
     copy_nodes(*d_, *t, c);
     build_edges(*d_, *t, c);
     build_boundaries(*d_, *t, c);
+    build_plan(*t);
     return Template(std::shared_ptr<const detail::TemplateData>(std::move(t)));
 }
 

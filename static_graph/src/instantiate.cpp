@@ -82,14 +82,70 @@ std::string describe_template_node(const void* tpl, std::uint32_t k) {
     return static_cast<const detail::TemplateData*>(tpl)->describe_node(k);
 }
 
-/// gather: the node's tensor arguments listed in `args` (argument indices), copied to `out`.
+/// gather: the node's tensor arguments listed in `args` (argument indices), as the instance passes them,
+/// copied to `out` (create-info outputs: as allocated by the last instance).
 std::span<const TensorArg> gather(const detail::BindingsState& s, std::uint32_t node, detail::Range args,
                                   TensorArg (&out)[kMaxTensorArgs]) {
     const detail::TemplateData& t = *s.tpl;
-    const TensorArg* first = s.tensors.data() + t.nodes[node].tensors.begin;
-    for (std::uint32_t i = 0; i < args.count; ++i)
-        out[i] = first[t.boundary_args[args.begin + i]];
+    const std::uint32_t first = t.nodes[node].tensors.begin;
+    for (std::uint32_t i = 0; i < args.count; ++i) {
+        const std::uint32_t position = first + t.boundary_args[args.begin + i];
+        const std::uint32_t slot = t.tensor_sources[position];
+        out[i].direction = t.tensor_protos[position].direction;
+        if (slot != detail::kNotBound)
+            out[i].view = s.tensor_slots[slot];
+        else if (t.created_index[position] != detail::kNotBound)
+            out[i].view = s.created[t.created_index[position]];
+        else
+            out[i].view = t.tensor_protos[position].view;
+    }
     return {out, args.count};
+}
+
+/// checked_nodes: the instance's nodes with every argument as submitted, for the dependency checker (only
+/// when it is on: this copies every argument).
+std::span<const InstanceNode> checked_nodes(detail::BindingsState& s) {
+    const detail::TemplateData& t = *s.tpl;
+    s.checked_tensors.resize(t.tensor_protos.size());
+    s.checked_scalars.resize(t.scalar_protos.size());
+    s.checked_nodes.resize(t.nodes.size());
+    s.checked_producers.clear();
+    std::vector<detail::Range> ranges(t.boundary_nodes.size());  // cold: the checker is on
+    for (std::size_t b = 0; b < t.boundary_nodes.size(); ++b) {
+        const auto begin = static_cast<std::uint32_t>(s.checked_producers.size());
+        s.checked_producers.insert(s.checked_producers.end(), s.external_lists[b].begin(),
+                                   s.external_lists[b].end());
+        ranges[b] = {begin, static_cast<std::uint32_t>(s.checked_producers.size()) - begin};
+    }
+    for (std::uint32_t p = 0; p < t.tensor_protos.size(); ++p) {
+        s.checked_tensors[p] = t.tensor_protos[p];
+        if (t.tensor_sources[p] != detail::kNotBound)
+            s.checked_tensors[p].view = s.tensor_slots[t.tensor_sources[p]];
+        else if (t.created_index[p] != detail::kNotBound)
+            s.checked_tensors[p].view = s.created[t.created_index[p]];
+    }
+    for (std::uint32_t p = 0; p < t.scalar_protos.size(); ++p)
+        s.checked_scalars[p] = t.scalar_sources[p] != detail::kNotBound ? s.scalar_slots[t.scalar_sources[p]]
+                                                                        : t.scalar_protos[p];
+    for (std::uint32_t k = 0; k < t.nodes.size(); ++k) {
+        const detail::TemplateNode& n = t.nodes[k];
+        InstanceNode& out = s.checked_nodes[k];
+        out.spec.kind = n.kind;
+        out.spec.core = n.core;
+        for (int l = 0; l < 3; ++l)
+            out.spec.funcs[l] = n.funcs[l];
+        out.spec.block_num = n.block_num;
+        out.spec.tensors = {s.checked_tensors.data() + n.tensors.begin, n.tensors.count};
+        out.spec.scalars = {s.checked_scalars.data() + n.scalars.begin, n.scalars.count};
+        out.consumer_offsets = t.edges->consumers(k);
+        out.producer_offsets = t.edges->producers(k);
+        out.external_producers = {};
+        if (n.boundary >= 0) {
+            const detail::Range r = ranges[static_cast<std::size_t>(n.boundary)];
+            out.external_producers = {s.checked_producers.data() + r.begin, r.count};
+        }
+    }
+    return s.checked_nodes;
 }
 
 }  // namespace
@@ -114,14 +170,10 @@ Instance instantiate(Bindings& bindings) {
     if (t.nodes.size() > rt.config().window_tasks) [[unlikely]]
         throw_too_large(t, rt.config().window_tasks);
 
-    // The previous instance's create-info outputs were written back as allocated views; restore them.
-    for (std::uint32_t position : t.create_info_positions)
-        s.tensors[position] = t.tensor_protos[position];
-
     const auto boundary_count = static_cast<std::uint32_t>(t.boundary_nodes.size());
     if (t.mode == BoundaryMode::Manual) {
         for (std::uint32_t b = 0; b < boundary_count; ++b)
-            s.nodes[t.boundary_nodes[b].node].external_producers = s.deps[b];
+            s.external_lists[b] = s.deps[b];
     } else {
         // Only declared boundary inputs are looked up; a MANUAL scope (template without boundary inputs)
         // makes discover_producers a no-op, as it is for dynamic submits there.
@@ -137,22 +189,27 @@ Instance instantiate(Bindings& bindings) {
         }
         for (std::uint32_t b = 0; b < boundary_count; ++b) {
             const detail::Range r = s.external_ranges[b];
-            s.nodes[t.boundary_nodes[b].node].external_producers = {s.external.data() + r.begin, r.count};
+            s.external_lists[b] = {s.external.data() + r.begin, r.count};
         }
     }
 
-    const TaskId base = detail::TaskPort(rt).submit_instance(s.nodes, t.edges, depth > 0);
+    // The plan holds everything the instances share (checked once); only the bound values are handed over.
+    const detail::InstanceInputs inputs{s.tensor_slots, s.scalar_slots, s.external_lists, s.created};
+    const TaskId base = detail::TaskPort(rt).submit_planned(*t.plan, inputs, depth > 0);
 
     if (t.mode == BoundaryMode::Tensormap && !t.recorded_nodes.empty()) {
         TensorArg scratch[kMaxTensorArgs];
         for (const detail::RecordedNode& r : t.recorded_nodes)
             record_accesses(gather(s, r.node, r.record_args, scratch), base.plus(r.node));
     }
+    const bool checking = detail::is_checking_dependencies();
+    const std::span<const InstanceNode> checked =
+        checking ? checked_nodes(s) : std::span<const InstanceNode>();  // before the producers are cleared
     for (auto& d : s.deps)
         d.clear();
     s.advance_generation();
-    if (detail::is_checking_dependencies()) [[unlikely]]
-        detail::check_instance(base, s.nodes, &describe_template_node, &t);
+    if (checking) [[unlikely]]
+        detail::check_instance(base, checked, &describe_template_node, &t);
     return Instance(base, static_cast<std::uint32_t>(t.nodes.size()), s.shared_tpl);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pto/runtime/detail/instance_plan.h"
 #include "pto/runtime/instance_edges.h"
 #include "pto/runtime/task_desc.h"
 #include "pto/runtime/tensor.h"
@@ -57,9 +58,19 @@ struct TemplateData {
     std::vector<TemplateNode> nodes;
 
     // Prototype arguments, every node's in order: constants and create-infos filled in, slot-fed tensor
-    // positions carrying only their direction. A Bindings copies these once into its workspace.
+    // positions carrying only their direction.
     std::vector<TensorArg> tensor_protos;
     std::vector<std::uint64_t> scalar_protos;
+    // Per position: the slot feeding it, or detail::kNotBound (a constant or create-info).
+    std::vector<std::uint32_t> tensor_sources;
+    std::vector<std::uint32_t> scalar_sources;
+    // Per tensor position: its index among the create-info outputs (Bindings' allocated views), or
+    // kNotBound.
+    std::vector<std::uint32_t> created_index;
+
+    // The runtime's copy of everything above that instances share, checked once: an instance hands it
+    // only the bound slots and boundary producers.
+    std::shared_ptr<const InstancePlan> plan;
 
     // Internal edges, offsets relative to the node. The runtime's task slots point into these tables
     // while instances run; it holds a reference on them until an instance's last task retires, so the
@@ -74,7 +85,7 @@ struct TemplateData {
     std::vector<std::uint32_t> scalar_feeds;       // positions in scalar_protos
     std::vector<std::uint32_t> used_tensor_slots;  // slots feeding at least one argument: must be bound
     std::vector<std::uint32_t> used_scalar_slots;
-    std::vector<std::uint32_t> create_info_positions;  // positions in tensor_protos, restored per instance
+    std::vector<std::uint32_t> create_info_positions;  // positions in tensor_protos
 
     std::vector<BoundaryNode> boundary_nodes;
     std::vector<RecordedNode> recorded_nodes;

@@ -87,13 +87,14 @@ class Bindings {
 
     /// tensor: binds `view` to `slot` for the next instance (every argument the slot feeds, with the
     /// direction the node declared). Throws InvalidArgument if the slot is not the template's or the view
-    /// has no buffer (create-infos are declared in the template, not bound).
+    /// has no buffer (create-infos are declared in the template, not bound). The view itself is checked
+    /// once per instance by instantiate (InvalidTensor naming the slot: a rank outside 1..5, a negative
+    /// stride).
     Bindings& tensor(TensorSlot slot, const TensorView& view) {
         const detail::BindingTables& t = tables_;
         if (slot.index >= t.tensor_slot_count || view.base == nullptr) [[unlikely]]
             detail::throw_bad_tensor_binding(*s_, slot.index);
-        for (std::uint32_t i = t.tensor_first[slot.index]; i < t.tensor_first[slot.index + 1]; ++i)
-            t.tensors[t.tensor_feeds[i]].view = view;
+        detail::copy_view(t.tensor_slots[slot.index], view);
         t.tensor_stamps[slot.index] = *t.generation;
         return *this;
     }
@@ -104,9 +105,7 @@ class Bindings {
         const detail::BindingTables& t = tables_;
         if (slot.index >= t.scalar_slot_count) [[unlikely]]
             detail::throw_bad_scalar_binding(*s_, slot.index);
-        const std::uint64_t bits = scalar_bits(value);
-        for (std::uint32_t i = t.scalar_first[slot.index]; i < t.scalar_first[slot.index + 1]; ++i)
-            t.scalars[t.scalar_feeds[i]] = bits;
+        t.scalar_slots[slot.index] = scalar_bits(value);
         t.scalar_stamps[slot.index] = *t.generation;
         return *this;
     }
@@ -126,15 +125,16 @@ class Bindings {
 
     /// submitted_view: tensor argument `arg` of node `node` as the last instantiate() submitted it; for a
     /// create-info output, the buffer the runtime allocated (creator = that node's task). Valid until the
-    /// next instantiate() with these bindings. Throws InvalidArgument for a node or argument out of range.
+    /// next instantiate() with these bindings (for a bound slot: until it is bound again). Throws
+    /// InvalidArgument for a node or argument out of range.
     [[nodiscard]] const TensorView& submitted_view(std::uint32_t node, std::uint32_t arg) const;
 
   private:
     friend Instance instantiate(Bindings& bindings);
 
     std::unique_ptr<detail::BindingsState> s_;
-    // Binding is the per-argument hot path of instantiation: inlined, it costs the copy of the view
-    // (bench/template_cost.cpp; see docs/design/static-graph.md for the figures).
+    // Binding is the per-slot hot path of instantiation: inlined, it costs one copy of the view, however
+    // many arguments the slot feeds.
     detail::BindingTables tables_;
 };
 
@@ -149,10 +149,13 @@ class Bindings {
 /// Throws BoundaryMismatch (the template has boundary inputs and the enclosing scope is not MANUAL for a
 /// Manual template, or not AUTO / top level for a Tensormap template; a template without boundary inputs
 /// fits any scope), UnboundSlot (naming the slot), CapacityExhausted (more nodes than
-/// RuntimeConfig::window_tasks), NoActiveRun, and what TaskPort::submit_instance throws (InvalidDependency,
-/// UnknownKernel, CapacityDeadlock). Each of these is raised before anything is submitted and leaves the
-/// bindings as they were (Bindings::clear drops them). Only in Tensormap mode, recording the boundary
-/// outputs after submission may wait for tensormap entries and throw CapacityDeadlock, instance submitted.
+/// RuntimeConfig::window_tasks), NoActiveRun, and what TaskPort::submit_planned throws: InvalidTensor (a
+/// bound view without a rank in 1..5 or with a negative stride, naming the slot and a node it feeds; each
+/// slot is checked once), InvalidDependency, UnknownKernel, InvalidArgument (MIX without two AIV lanes),
+/// CapacityExhausted (heap, argument ring or edge pool too small), CapacityDeadlock. Each of these is raised
+/// before anything is submitted and leaves the bindings as they were (Bindings::clear drops them). Only in
+/// Tensormap mode, recording the boundary outputs after submission may wait for tensormap entries and throw
+/// CapacityDeadlock, instance submitted.
 Instance instantiate(Bindings& bindings);
 
 /// join: submits a dependency-only task that waits for every sink of `instance` (so for the whole

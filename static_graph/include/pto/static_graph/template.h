@@ -177,7 +177,7 @@ class TemplateBuilder {
 };
 
 /// Template: a validated, immutable template. Its tables are shared, not copied, by its Bindings and
-/// Instances, and the runtime holds the internal edge tables until an instance's last task retires, so a
+/// Instances, and the runtime holds the internal edge tables until the run that used them is over, so a
 /// Template may be destroyed at any time, even while instances of it run (moving it keeps its tables
 /// where they are). Instantiation needs a Bindings per thread; the Template itself may be shared.
 class Template {

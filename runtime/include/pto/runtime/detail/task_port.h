@@ -13,6 +13,7 @@
 #include <span>
 #include <string_view>
 
+#include "pto/runtime/detail/instance_plan.h"
 #include "pto/runtime/ids.h"
 #include "pto/runtime/instance_edges.h"
 #include "pto/runtime/runtime.h"
@@ -87,6 +88,16 @@ class TaskPort {
     /// static templates submit: no per-edge work per instance.
     TaskId submit_instance(std::span<InstanceNode> nodes, const std::shared_ptr<const InstanceEdges>& edges,
                            bool scoped);
+    /// submit_planned: an instance of `plan` (plan.nodes().size() tasks, contiguous ids from the returned
+    /// one): the plan was checked when created and is checked against this runtime once per run
+    /// (CapacityExhausted: window, heap or argument ring too small; UnknownKernel; InvalidArgument: MIX
+    /// without two AIV lanes), so a call checks only `inputs`: spans sized as the plan says
+    /// (InvalidArgument), each used tensor slot once (InvalidTensor: no buffer, a rank outside 1..5, a
+    /// negative stride; naming the slot and a node it feeds) and the external producers (InvalidDependency
+    /// unless they precede the instance; CapacityExhausted beyond the edge pool). Writes the allocated
+    /// create-info views to inputs.created. The runtime holds plan.edges() until the last task retires.
+    /// Otherwise as submit_instance: waits for room, and a throwing call changes nothing.
+    TaskId submit_planned(const InstancePlan& plan, const InstanceInputs& inputs, bool scoped);
     /// task_tensors: the tensor arguments the runtime keeps for unretired task `id` (create-info outputs
     /// allocated, creator set), or an empty span if it keeps none (a framework task without outputs to
     /// allocate) or `id` retired. Valid until the task retires.

@@ -1,0 +1,168 @@
+// InstancePlan: the part of a static-template instance that is the same in every instance (node kinds, cores,
+// kernels, block_num, argument layout, constant and create-info arguments, internal edges), checked once when
+// the plan is created and kept immutable, so that submitting an instance (TaskPort::submit_planned) checks
+// and writes only what changes per instance: the bound tensors (each slot once, wherever it is used), the
+// scalars, the boundary producers and the ids. The static_graph layer builds one plan per template; graph
+// authors never see it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pto/runtime/ids.h"
+#include "pto/runtime/instance_edges.h"
+#include "pto/runtime/task_desc.h"
+#include "pto/runtime/tensor.h"
+
+namespace pto::detail {
+
+/// kNotBound: a plan argument that no slot feeds (a constant, or a create-info output).
+inline constexpr std::uint32_t kNotBound = ~0u;
+
+/// PlanNodeDesc: one node as given to InstancePlan::create; the spans are copied.
+struct PlanNodeDesc {
+    TaskKind kind = TaskKind::Kernel;
+    CoreType core = CoreType::None;
+    FuncId funcs[3] = {};
+    std::uint32_t block_num = 1;
+    /// Prototype tensor arguments: complete views for constants and create-info outputs (base null), the
+    /// direction only where tensor_slots names a slot.
+    std::span<const TensorArg> tensors;
+    std::span<const std::uint32_t> tensor_slots;  ///< per tensor argument: the slot feeding it, or kNotBound
+    std::span<const std::uint64_t> scalars;       ///< constants; the value is ignored where a slot feeds it
+    std::span<const std::uint32_t> scalar_slots;  ///< per scalar argument: the slot feeding it, or kNotBound
+    bool takes_external = false;                  ///< producers outside the instance may be given
+    std::string_view label;                       ///< names the node in messages
+};
+
+/// InstanceInputs: what one instance of a plan binds. Spans the caller owns for the call.
+struct InstanceInputs {
+    std::span<const TensorView> tensor_slots;  ///< one view per tensor slot of the plan
+    std::span<const std::uint64_t> scalar_slots;
+    /// One list per external node of the plan (InstancePlan::external_nodes order).
+    std::span<const std::span<const TaskId>> external_producers;
+    /// Out: the views the runtime allocated for the create-info outputs, in plan order
+    /// (InstancePlan::create_info_count of them), creator set.
+    std::span<TensorView> created;
+};
+
+class PlanCheckKey;  // defined by the runtime only: who may record that a plan was checked for a run
+
+/// InstancePlan: see the top of this file. Immutable once created, except for a one-word memo of the last
+/// run that checked the plan against its runtime (kernel registrations and capacities), so that check runs
+/// once per run instead of once per instance. Safe to share between threads and runtimes.
+class InstancePlan {
+  public:
+    /// ArgSource: where an argument's value comes from per instance.
+    enum class ArgSource : std::uint8_t { Slot, Constant, CreateInfo };
+    /// Arg: one argument of one node: `index` into InstanceInputs' slots (Slot) or into constant_views() /
+    /// constant_scalars() (Constant, and CreateInfo: the shape to allocate).
+    struct Arg {
+        std::uint32_t index;
+        ArgSource source;
+        Direction direction;  ///< tensors only
+    };
+    /// Node: one node's constants, laid out for the submission loop.
+    struct Node {
+        TaskKind kind;
+        CoreType core;
+        bool keeps_arguments;  ///< kernels, and tasks with create-info outputs, keep their arguments
+        std::uint16_t block_num;
+        FuncId funcs[3];             ///< lanes 1, 2 repeat lane 0 unless MIX
+        std::uint32_t first_tensor;  ///< into tensor_args()
+        std::uint32_t tensor_count;
+        std::uint32_t first_scalar;  ///< into scalar_args()
+        std::uint32_t scalar_count;
+        std::uint32_t external;       ///< index into InstanceInputs::external_producers, or kNotBound
+        std::uint32_t first_created;  ///< index of its first create-info output in InstanceInputs::created
+        std::uint32_t create_info_count;  ///< its create-info outputs: created_args()[first_created + i]
+    };
+
+    /// create: checks every node and takes copies. `owner` names the plan in messages (e.g. "template
+    /// 'attn'"), `tensor_slot_names` / `scalar_slot_count` declare the slots. Throws InvalidTemplate (node
+    /// count not that of `edges`, an Alloc node, a slot out of range, a create-info input, a kernel lane
+    /// without a kernel), InvalidArgument (a core type that does not fit the kind),
+    /// InvalidBlockNum, TooManyArguments, InvalidTensor (a constant without a buffer, a negative stride, a
+    /// rank outside 1..5), each naming the owner and the node.
+    static std::shared_ptr<const InstancePlan> create(std::string owner, std::span<const PlanNodeDesc> nodes,
+                                                      std::vector<std::string> tensor_slot_names,
+                                                      std::uint32_t scalar_slot_count,
+                                                      std::shared_ptr<const InstanceEdges> edges);
+
+    [[nodiscard]] const std::string& owner() const { return owner_; }
+    [[nodiscard]] std::span<const Node> nodes() const { return nodes_; }
+    [[nodiscard]] std::span<const Arg> tensor_args() const { return tensor_args_; }
+    [[nodiscard]] std::span<const Arg> scalar_args() const { return scalar_args_; }
+    [[nodiscard]] std::span<const TensorView> constant_views() const { return constant_views_; }
+    [[nodiscard]] std::span<const std::uint64_t> constant_scalars() const { return constant_scalars_; }
+    /// created_args: per create-info output, in plan order, its tensor argument index within its node.
+    [[nodiscard]] std::span<const std::uint32_t> created_args() const { return created_args_; }
+    [[nodiscard]] const std::shared_ptr<const InstanceEdges>& edges() const { return edges_; }
+    /// used_tensor_slots: the slots feeding at least one argument; each is checked once per instance.
+    [[nodiscard]] std::span<const std::uint32_t> used_tensor_slots() const { return used_tensor_slots_; }
+    [[nodiscard]] std::uint32_t tensor_slot_count() const {
+        return static_cast<std::uint32_t>(tensor_slot_names_.size());
+    }
+    [[nodiscard]] std::uint32_t scalar_slot_count() const { return scalar_slot_count_; }
+    /// external_nodes: the nodes that may take producers outside the instance, ascending.
+    [[nodiscard]] std::span<const std::uint32_t> external_nodes() const { return external_nodes_; }
+    [[nodiscard]] std::uint32_t create_info_count() const { return create_info_count_; }
+    /// heap_reserve_bytes / arg_reserve_bytes: the room one instance reserves in the heap and argument rings.
+    [[nodiscard]] std::uint64_t heap_reserve_bytes() const { return heap_reserve_bytes_; }
+    [[nodiscard]] std::uint64_t arg_reserve_bytes() const { return arg_reserve_bytes_; }
+    /// kernel_functions / has_mix: every kernel lane of every node, each FuncId once, and whether a node
+    /// runs on MIX: what the runtime checks against its kernels and cores once per run.
+    [[nodiscard]] std::span<const FuncId> kernel_functions() const { return kernel_functions_; }
+    [[nodiscard]] bool has_mix() const { return has_mix_; }
+    [[nodiscard]] std::uint64_t kernel_tasks() const { return kernel_tasks_; }
+    [[nodiscard]] std::uint64_t subtasks() const { return subtasks_; }
+    /// describe_node / describe_tensor_slot: "template 'x' node 3 (label)", "template 'x': tensor slot 'q'
+    /// (feeds tensor argument 0 of node 1 (label))", for messages (cold).
+    [[nodiscard]] std::string describe_node(std::uint32_t k) const;
+    [[nodiscard]] std::string describe_tensor_slot(std::uint32_t slot) const;
+
+    /// checked_in / mark_checked: the memo of the run (a number no other run of any runtime shares) that
+    /// last checked the plan against its runtime. Only the runtime can record it.
+    [[nodiscard]] bool checked_in(std::uint64_t run_token) const {
+        return checked_run_.load(std::memory_order_relaxed) == run_token;
+    }
+    void mark_checked(const PlanCheckKey&, std::uint64_t run_token) const {
+        checked_run_.store(run_token, std::memory_order_relaxed);
+    }
+
+    InstancePlan(const InstancePlan&) = delete;
+    InstancePlan& operator=(const InstancePlan&) = delete;
+    ~InstancePlan();
+
+  private:
+    InstancePlan();
+
+    std::string owner_;
+    std::vector<Node> nodes_;
+    std::vector<Arg> tensor_args_;
+    std::vector<Arg> scalar_args_;
+    std::vector<TensorView> constant_views_;
+    std::vector<std::uint64_t> constant_scalars_;
+    std::vector<std::uint32_t> created_args_;
+    std::shared_ptr<const InstanceEdges> edges_;
+    std::vector<std::string> tensor_slot_names_;
+    std::uint32_t scalar_slot_count_ = 0;
+    std::vector<std::uint32_t> used_tensor_slots_;
+    std::vector<std::uint32_t> external_nodes_;
+    std::vector<std::string> labels_;
+    std::uint32_t create_info_count_ = 0;
+    std::uint64_t heap_reserve_bytes_ = 0;
+    std::uint64_t arg_reserve_bytes_ = 0;
+    std::vector<FuncId> kernel_functions_;
+    bool has_mix_ = false;
+    std::uint64_t kernel_tasks_ = 0;
+    std::uint64_t subtasks_ = 0;
+    mutable std::atomic<std::uint64_t> checked_run_{0};
+};
+
+}  // namespace pto::detail
