@@ -1,4 +1,4 @@
-// Issue 7, conformance of the docs: every C++ and CMake block in README.md and the docs this project
+// Conformance of the docs: every C++ and CMake block in README.md and the docs this project
 // compiles is a marked region of a source the build compiles (so the docs cannot drift from code that
 // builds), and every relative link in them points at a file that exists.
 //
