@@ -132,11 +132,9 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
                 p.tensor_args_.push_back(Arg{constant, ArgSource::CreateInfo, t.direction});
                 continue;
             }
-            for (int d = 0; d < t.view.ndim; ++d)
-                if (t.view.strides[d] < 0)
-                    c.fail(
-                        ErrorCode::InvalidTensor, k,
-                        "tensor argument " + std::to_string(a) + " has a negative stride; strides are >= 0");
+            if (used_stride_bits(t.view) < 0)
+                c.fail(ErrorCode::InvalidTensor, k,
+                       "tensor argument " + std::to_string(a) + " has a negative stride; strides are >= 0");
             p.tensor_args_.push_back(Arg{constant, ArgSource::Constant, t.direction});
         }
         for (std::uint32_t a = 0; a < n.scalars.size(); ++a) {

@@ -240,12 +240,7 @@ std::uint64_t Runtime::Impl::validate_planned(const detail::InstancePlan& plan,
     // Each bound tensor once, however many arguments it feeds.
     for (const std::uint32_t slot : plan.used_tensor_slots()) {
         const TensorView& v = in.tensor_slots[slot];
-        if (v.ndim - 1u >= static_cast<unsigned>(kMaxTensorDims) || v.base == nullptr) [[unlikely]]
-            throw_bad_slot_view(plan, slot, v);
-        std::int64_t stride_bits = 0;  // OR of the strides: one sign test for the whole view
-        for (int d = 0; d < v.ndim; ++d)
-            stride_bits |= v.strides[d];
-        if (stride_bits < 0) [[unlikely]]
+        if (v.base == nullptr || detail::used_stride_bits(v) < 0) [[unlikely]]
             throw_bad_slot_view(plan, slot, v);
     }
     // External producers must precede the whole instance.

@@ -113,30 +113,10 @@ void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id, detail::HeapN
     if (kernel && config.executor != Executor::Instant) check_registered(spec, id);
     // One pass without branches over the usual case (buffers given, ranks in range, no negative stride);
     // only a list with a create-info or a bad view is walked again, to size the one and name the other.
-    static_assert(kMaxTensorDims == 5, "the rank switch below lists every rank");
     bool walk = false;
-    std::int64_t stride_bits = 0;  // the OR of every used stride: one sign test for the whole list
+    std::int64_t stride_bits = 0;  // negative when any view has a bad rank or a negative stride
     for (const TensorArg& a : spec.tensors) {
-        const std::int64_t* st = a.view.strides;
-        switch (a.view.ndim) {
-            case 5:
-                stride_bits |= st[4];
-                [[fallthrough]];
-            case 4:
-                stride_bits |= st[3];
-                [[fallthrough]];
-            case 3:
-                stride_bits |= st[2];
-                [[fallthrough]];
-            case 2:
-                stride_bits |= st[1];
-                [[fallthrough]];
-            case 1:
-                stride_bits |= st[0];
-                break;
-            default:
-                walk = true;
-        }
+        stride_bits |= detail::used_stride_bits(a.view);
         walk |= a.view.base == nullptr;
     }
     if (walk || stride_bits < 0) [[unlikely]]
@@ -160,10 +140,7 @@ void Runtime::Impl::validate_tensors_walk(const TaskSpec& spec, TaskId id,
             heap_need.add_buffer(detail::create_info_bytes(a.view));
             continue;
         }
-        std::int64_t stride_bits = 0;
-        for (int d = 0; d < a.view.ndim; ++d)
-            stride_bits |= a.view.strides[d];
-        if (stride_bits < 0) [[unlikely]]
+        if (detail::used_stride_bits(a.view) < 0) [[unlikely]]
             detail::throw_error(ErrorCode::InvalidTensor, describe_task(id, &spec) + ": tensor argument " +
                                                               std::to_string(i) +
                                                               " has a negative stride; strides are >= 0");

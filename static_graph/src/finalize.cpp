@@ -135,11 +135,10 @@ void copy_nodes(const Description& d, detail::TemplateData& t, const Checker& c)
                                         " has no buffer; declare runtime-allocated outputs with a "
                                         "TensorCreateInfo and per-instance tensors with a slot");
                     check_view_rank(c, k, a, p.view, "constant");
-                    for (int dim = 0; dim < p.view.ndim; ++dim)
-                        if (p.view.strides[dim] < 0)
-                            c.fail_node(ErrorCode::InvalidTensor, k,
-                                        "constant tensor argument " + std::to_string(a) +
-                                            " has a negative stride; strides are >= 0");
+                    if (detail::used_stride_bits(p.view) < 0)
+                        c.fail_node(ErrorCode::InvalidTensor, k,
+                                    "constant tensor argument " + std::to_string(a) +
+                                        " has a negative stride; strides are >= 0");
                     proto.view = p.view;
                     t.tensor_sources.push_back(detail::kNotBound);
                     t.created_index.push_back(detail::kNotBound);

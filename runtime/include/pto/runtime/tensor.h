@@ -117,6 +117,33 @@ inline TensorView TensorView::slice(int dim, std::uint32_t start, std::uint32_t 
 }
 
 namespace detail {
+/// used_stride_bits: the OR of the strides of the view's `ndim` dimensions, so negative exactly when one of
+/// them is; -1 when `ndim` is outside 1..kMaxTensorDims. One sign test then checks a view (or a whole list
+/// of views, OR-ed together) for both.
+inline std::int64_t used_stride_bits(const TensorView& v) {
+    static_assert(kMaxTensorDims == 5, "the switch lists every rank");
+    const std::int64_t* st = v.strides;
+    std::int64_t bits = 0;
+    switch (v.ndim) {
+        case 5:
+            bits |= st[4];
+            [[fallthrough]];
+        case 4:
+            bits |= st[3];
+            [[fallthrough]];
+        case 3:
+            bits |= st[2];
+            [[fallthrough]];
+        case 2:
+            bits |= st[1];
+            [[fallthrough]];
+        case 1:
+            return bits | st[0];
+        default:
+            return -1;
+    }
+}
+
 /// write_created_view: the row-major view of `info` over `base` (null until the runtime allocates it),
 /// written in place: argument lists and the runtime's argument ring build create-info views without a copy.
 /// `info.ndim` is checked by the submit; the loop runs over every dimension so it stays branch-free.
