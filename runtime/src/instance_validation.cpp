@@ -248,24 +248,8 @@ std::uint64_t Runtime::Impl::validate_planned(const detail::InstancePlan& plan,
     const std::span<const std::uint32_t> external_nodes = plan.external_nodes();
     for (std::uint32_t b = 0; b < external_nodes.size(); ++b) {
         const std::span<const TaskId> producers = in.external_producers[b];
-        if (producers.empty()) continue;
-        std::uint64_t lowest = ~std::uint64_t{0};
-        std::uint64_t highest = 0;
-        for (const TaskId p : producers) {
-            lowest = std::min(lowest, p.value);
-            highest = std::max(highest, p.value);
-        }
-        if (lowest < window.run_first_id() || highest >= first.value) [[unlikely]] {
-            const detail::InstancePlan::Node& n = plan.nodes()[external_nodes[b]];
-            TaskSpec spec;
-            spec.kind = n.kind;
-            spec.core = n.core;
-            for (int l = 0; l < 3; ++l)
-                spec.funcs[l] = n.funcs[l];
-            spec.block_num = n.block_num;
-            // Named with the instance's first task, as submit_instance does.
-            throw_bad_producer(producers, first, spec);
-        }
+        if (!all_precede(producers, first)) [[unlikely]]  // named with the instance's first task
+            throw_bad_producer(producers, first, detail::spec_of(plan.nodes()[external_nodes[b]]));
         edge_nodes += producers.size();
     }
     if (edge_nodes > engine.edges.capacity()) [[unlikely]]

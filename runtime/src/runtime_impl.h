@@ -3,6 +3,7 @@
 // them. Each step's file says which components it touches.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -118,6 +119,15 @@ struct Runtime::Impl {
                                                                    TaskId id, const TaskSpec& spec) const;
     [[noreturn]] void throw_bad_rank(TaskId id, const TaskSpec& spec, std::size_t index, unsigned rank) const;
     void validate_producers(std::span<const TaskId> producers, TaskId id, const TaskSpec& spec) const;
+    /// all_precede: every producer is a task of this run submitted before `id`: its distance from the run's
+    /// start (unsigned, so an id before the start wraps to a huge value) is below id's. One compare each.
+    [[nodiscard]] bool all_precede(std::span<const TaskId> producers, TaskId id) const {
+        const std::uint64_t run_first = window.run_first_id();
+        std::uint64_t farthest = 0;
+        for (const TaskId p : producers)
+            farthest = std::max(farthest, p.value - run_first);
+        return producers.empty() || farthest < id.value - run_first;
+    }
     /// InstanceNeeds: the room a whole template instance reserves at once.
     struct InstanceNeeds {
         std::uint64_t edge_nodes = 0;

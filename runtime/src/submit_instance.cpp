@@ -200,11 +200,7 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         window.set_marks(slot, detail::RingMarks{edge_begin + staged, heap.head(), engine.args.head()});
         if (config.record_graph) [[unlikely]] {
             InstanceNode recorded;
-            recorded.spec.kind = n.kind;
-            recorded.spec.core = n.core;
-            for (int l = 0; l < 3; ++l)
-                recorded.spec.funcs[l] = n.funcs[l];
-            recorded.spec.block_num = n.block_num;
+            recorded.spec = detail::spec_of(n);
             recorded.producer_offsets = producers;
             recorded.external_producers = external;
             recorder.instance_node(recorded, id);

@@ -194,16 +194,9 @@ void Runtime::Impl::check_heap_need(std::uint64_t reserve_bytes, TaskId id, cons
 
 void Runtime::Impl::validate_producers(std::span<const TaskId> producers, TaskId id,
                                        const TaskSpec& spec) const {
-    // One test for the whole list: a good id lies in [run start, id), so its distance from the run's start
-    // (unsigned: an id before it wraps to a huge value) is below id's. Only a bad list is walked, to name
-    // its first bad producer.
-    const std::uint64_t run_first = window.run_first_id();
-    std::uint64_t farthest = 0;
-    for (TaskId p : producers)
-        farthest = std::max(farthest, p.value - run_first);
-    if (!producers.empty() && (farthest >= id.value - run_first ||
-                               producers.size() > engine.edges.capacity() || spec.kind == TaskKind::Alloc))
-        [[unlikely]]
+    // Only a bad list is walked, to name its first bad producer.
+    if (!producers.empty() && (!all_precede(producers, id) || producers.size() > engine.edges.capacity() ||
+                               spec.kind == TaskKind::Alloc)) [[unlikely]]
         throw_bad_producer(producers, id, spec);
 }
 

@@ -165,4 +165,16 @@ class InstancePlan {
     mutable std::atomic<std::uint64_t> checked_run_{0};
 };
 
+/// spec_of: a plan node as a TaskSpec without arguments (its messages and the recorded graph name tasks by
+/// their spec).
+inline TaskSpec spec_of(const InstancePlan::Node& n) {
+    TaskSpec spec;
+    spec.kind = n.kind;
+    spec.core = n.core;
+    for (int l = 0; l < 3; ++l)
+        spec.funcs[l] = n.funcs[l];
+    spec.block_num = n.block_num;
+    return spec;
+}
+
 }  // namespace pto::detail
