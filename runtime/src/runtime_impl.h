@@ -96,6 +96,8 @@ struct Runtime::Impl {
     /// validation found some) and the arguments copied to the argument ring.
     std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped, bool allocates = true);
     std::uint32_t init_slot_state(const TaskSpec& spec, TaskId id, bool scoped);
+    /// allocate_created: gives a create-info output of task `id` its heap buffer (reserved beforehand).
+    void allocate_created(TensorView& view, TaskId id);
     void count_submit(const TaskSpec& spec);
     /// complete_at_birth: ends an alloc task as it is submitted (before its slot is published).
     void complete_at_birth(detail::TaskSlot& t);

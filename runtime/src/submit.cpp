@@ -44,18 +44,21 @@ std::uint32_t Runtime::Impl::init_slot_state(const TaskSpec& spec, TaskId id, bo
     return slot;
 }
 
+void Runtime::Impl::allocate_created(TensorView& view, TaskId id) {
+    const std::uint64_t bytes = create_info_bytes(view);
+    stats.heap_bytes_allocated += bytes;
+    view.base = heap.try_allocate(bytes);
+    PTO_ASSERT(view.base != nullptr, "reserve() guaranteed heap room");
+    view.creator = id;
+}
+
 std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool scoped, bool allocates) {
     const std::uint32_t slot = init_slot_state(spec, id, scoped);
     // Arguments: allocate create-info outputs (written back so the caller sees them), then copy.
     PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
     const bool keep = keeps_arguments(spec);  // before the allocation below gives every output a buffer
     for (TensorArg& a : allocates ? spec.tensors : std::span<TensorArg>{}) {
-        if (a.view.base != nullptr) continue;
-        const std::uint64_t bytes = create_info_bytes(a.view);
-        stats.heap_bytes_allocated += bytes;
-        a.view.base = heap.try_allocate(bytes);
-        PTO_ASSERT(a.view.base != nullptr, "reserve() guaranteed heap room");
-        a.view.creator = id;
+        if (a.view.base == nullptr) allocate_created(a.view, id);
     }
     const std::uint64_t args_offset =
         keep ? engine.args.write(spec.tensors, spec.scalars) : detail::SlotInfo::kNoArguments;

@@ -133,7 +133,8 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         const TaskId id = first.plus(k);
         const std::uint32_t slot = window.slot_of(id.value);
         TaskSlot& t = engine.tasks[slot];
-        // As init_slot_state, from the plan's constants. Relaxed: nothing is published before the flush.
+        // As init_slot_state, from the plan's constants (kernel lanes already resolved). Relaxed: nothing is
+        // published before the flush.
         t.blocks_claimed.store(0, std::memory_order_relaxed);
         t.blocks_finished.store(0, std::memory_order_relaxed);
         t.outcome.store(Outcome::Ok, std::memory_order_relaxed);
@@ -168,13 +169,9 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
                 out[a].direction = arg.direction;
             }
             for (std::uint32_t c = 0; c < n.create_info_count; ++c) {
-                TensorArg& created = out[created_args[n.first_created + c]];
-                const std::uint64_t bytes = detail::create_info_bytes(created.view);
-                stats.heap_bytes_allocated += bytes;
-                created.view.base = heap.try_allocate(bytes);
-                PTO_ASSERT(created.view.base != nullptr, "reserve() guaranteed heap room");
-                created.view.creator = id;
-                inputs.created[n.first_created + c] = created.view;
+                TensorView& created = out[created_args[n.first_created + c]].view;
+                allocate_created(created, id);
+                inputs.created[n.first_created + c] = created;
             }
         }
         engine.tasks.info(slot) = detail::SlotInfo{id.value, args_offset};

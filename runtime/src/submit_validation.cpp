@@ -116,7 +116,7 @@ void Runtime::Impl::validate_spec(const TaskSpec& spec, TaskId id, detail::HeapN
     bool walk = false;
     std::int64_t stride_bits = 0;  // negative when any view has a bad rank or a negative stride
     for (const TensorArg& a : spec.tensors) {
-        stride_bits |= detail::used_stride_bits(a.view);
+        detail::or_used_strides(a.view, stride_bits);
         walk |= a.view.base == nullptr;
     }
     if (walk || stride_bits < 0) [[unlikely]]

@@ -117,13 +117,12 @@ inline TensorView TensorView::slice(int dim, std::uint32_t start, std::uint32_t 
 }
 
 namespace detail {
-/// used_stride_bits: the OR of the strides of the view's `ndim` dimensions, so negative exactly when one of
-/// them is; -1 when `ndim` is outside 1..kMaxTensorDims. One sign test then checks a view (or a whole list
-/// of views, OR-ed together) for both.
-inline std::int64_t used_stride_bits(const TensorView& v) {
+/// or_used_strides: ORs into `bits` the strides of the view's `ndim` dimensions, so `bits` turns negative
+/// when one of them is, and sets it to -1 when `ndim` is outside 1..kMaxTensorDims: one sign test at the end
+/// checks a whole list of views for both.
+inline void or_used_strides(const TensorView& v, std::int64_t& bits) {
     static_assert(kMaxTensorDims == 5, "the switch lists every rank");
     const std::int64_t* st = v.strides;
-    std::int64_t bits = 0;
     switch (v.ndim) {
         case 5:
             bits |= st[4];
@@ -138,10 +137,18 @@ inline std::int64_t used_stride_bits(const TensorView& v) {
             bits |= st[1];
             [[fallthrough]];
         case 1:
-            return bits | st[0];
+            bits |= st[0];
+            break;
         default:
-            return -1;
+            bits = -1;
     }
+}
+
+/// used_stride_bits: or_used_strides of one view (negative: a bad rank or a negative stride).
+inline std::int64_t used_stride_bits(const TensorView& v) {
+    std::int64_t bits = 0;
+    or_used_strides(v, bits);
+    return bits;
 }
 
 /// write_created_view: the row-major view of `info` over `base` (null until the runtime allocates it),
