@@ -82,6 +82,15 @@ std::string describe_template_node(const void* tpl, std::uint32_t k) {
     return static_cast<const detail::TemplateData*>(tpl)->describe_node(k);
 }
 
+/// argument_view: the view the instance passes as tensor argument `position` (of the template's flat list):
+/// its slot's, the one the runtime allocated for a create-info output, or the constant.
+const TensorView& argument_view(const detail::BindingsState& s, std::uint32_t position) {
+    const detail::TemplateData& t = *s.tpl;
+    if (t.tensor_sources[position] != detail::kNotBound) return s.tensor_slots[t.tensor_sources[position]];
+    if (t.created_index[position] != detail::kNotBound) return s.created[t.created_index[position]];
+    return t.tensor_protos[position].view;
+}
+
 /// gather: the node's tensor arguments listed in `args` (argument indices), as the instance passes them,
 /// copied to `out` (create-info outputs: as allocated by the last instance).
 std::span<const TensorArg> gather(const detail::BindingsState& s, std::uint32_t node, detail::Range args,
@@ -90,14 +99,7 @@ std::span<const TensorArg> gather(const detail::BindingsState& s, std::uint32_t 
     const std::uint32_t first = t.nodes[node].tensors.begin;
     for (std::uint32_t i = 0; i < args.count; ++i) {
         const std::uint32_t position = first + t.boundary_args[args.begin + i];
-        const std::uint32_t slot = t.tensor_sources[position];
-        out[i].direction = t.tensor_protos[position].direction;
-        if (slot != detail::kNotBound)
-            out[i].view = s.tensor_slots[slot];
-        else if (t.created_index[position] != detail::kNotBound)
-            out[i].view = s.created[t.created_index[position]];
-        else
-            out[i].view = t.tensor_protos[position].view;
+        out[i] = TensorArg{argument_view(s, position), t.tensor_protos[position].direction};
     }
     return {out, args.count};
 }
@@ -117,13 +119,8 @@ std::span<const InstanceNode> checked_nodes(detail::BindingsState& s) {
                                    s.external_lists[b].end());
         ranges[b] = {begin, static_cast<std::uint32_t>(s.checked_producers.size()) - begin};
     }
-    for (std::uint32_t p = 0; p < t.tensor_protos.size(); ++p) {
-        s.checked_tensors[p] = t.tensor_protos[p];
-        if (t.tensor_sources[p] != detail::kNotBound)
-            s.checked_tensors[p].view = s.tensor_slots[t.tensor_sources[p]];
-        else if (t.created_index[p] != detail::kNotBound)
-            s.checked_tensors[p].view = s.created[t.created_index[p]];
-    }
+    for (std::uint32_t p = 0; p < t.tensor_protos.size(); ++p)
+        s.checked_tensors[p] = TensorArg{argument_view(s, p), t.tensor_protos[p].direction};
     for (std::uint32_t p = 0; p < t.scalar_protos.size(); ++p)
         s.checked_scalars[p] = t.scalar_sources[p] != detail::kNotBound ? s.scalar_slots[t.scalar_sources[p]]
                                                                         : t.scalar_protos[p];
