@@ -15,9 +15,8 @@ namespace {
 // kManual: explicit edges (A) or none (B). The loop body is otherwise identical, so the two schemes can
 // only differ in the edges the orchestration states or the tensormap finds.
 template <bool kManual>
-void build_scope(const Problem& p, const ScopeDesc& s) {
-    const auto infos = scratch_infos(p.shape(), s.group_count);
-    const TaskHandle alloc = alloc_tensors(infos);
+void build_scope(const Problem& p, const ScopeDesc& s, ScratchRequest& scratch) {
+    const TaskHandle alloc = alloc_tensors(scratch.infos(p.shape(), s.group_count));
     const ScopeTensors t = scope_tensors(alloc);
     TaskId previous_update;
     for (std::uint32_t group = 0; group < s.group_count; ++group) {
@@ -57,16 +56,17 @@ void build_scope(const Problem& p, const ScopeDesc& s) {
 template <bool kManual>
 void build_all(const Problem& p) {
     const Shape& shape = p.shape();
+    ScratchRequest scratch;
     for (std::uint32_t b = 0; b < shape.batch; ++b) {
         for (std::uint32_t tile = 0; tile < shape.head_tiles(); ++tile) {
             const ScopeDesc s = scope_desc(shape, b, tile);
             if constexpr (kManual) {
                 PTO2_SCOPE(MANUAL) {
-                    build_scope<true>(p, s);
+                    build_scope<true>(p, s, scratch);
                 }
             } else {
                 PTO2_SCOPE() {
-                    build_scope<false>(p, s);
+                    build_scope<false>(p, s, scratch);
                 }
             }
         }

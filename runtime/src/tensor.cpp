@@ -13,9 +13,7 @@ namespace {
 }
 
 void check_rank(std::size_t ndim) {
-    if (ndim < 1 || ndim > static_cast<std::size_t>(kMaxTensorDims))
-        bad_tensor("a tensor has 1 to " + std::to_string(kMaxTensorDims) + " dimensions, not " +
-                   std::to_string(ndim));
+    if (ndim < 1 || ndim > static_cast<std::size_t>(kMaxTensorDims)) detail::throw_bad_rank(ndim);
 }
 
 void fill_row_major(TensorView& v) {
@@ -32,14 +30,6 @@ void fill_row_major(TensorView& v) {
 }
 
 }  // namespace
-
-TensorCreateInfo::TensorCreateInfo(DataType type, std::initializer_list<std::uint32_t> dims) : dtype(type) {
-    check_rank(dims.size());
-    ndim = static_cast<std::uint32_t>(dims.size());
-    std::uint32_t d = 0;
-    for (std::uint32_t n : dims)
-        shape[d++] = n;
-}
 
 std::uint64_t TensorCreateInfo::element_count() const {
     std::uint64_t n = 1;
@@ -65,6 +55,11 @@ TensorView TensorView::contiguous(void* base, DataType type, std::span<const std
         v.shape[d] = dims[d];
     fill_row_major(v);
     return v;
+}
+
+void detail::throw_bad_rank(std::size_t ndim) {
+    bad_tensor("a tensor has 1 to " + std::to_string(kMaxTensorDims) + " dimensions, not " +
+               std::to_string(ndim));
 }
 
 void detail::throw_bad_slice(const TensorView& view, int dim, std::uint32_t start, std::uint32_t length) {

@@ -174,6 +174,23 @@ inline constexpr std::uint32_t kScratchTensors = 8;
 /// scratch_infos: the alloc_tensors request of a scope with `groups` groups, in ScopeTensors order.
 [[nodiscard]] std::array<TensorCreateInfo, kScratchTensors> scratch_infos(const Shape& shape,
                                                                           std::uint32_t groups);
+/// ScratchRequest: scratch_infos of the last group count asked for. Consecutive scopes mostly have the same
+/// group count, so a graph builder keeps one and rebuilds the eight create-infos only when it changes.
+class ScratchRequest {
+  public:
+    [[nodiscard]] const std::array<TensorCreateInfo, kScratchTensors>& infos(const Shape& shape,
+                                                                             std::uint32_t groups) {
+        if (groups != groups_) {
+            infos_ = scratch_infos(shape, groups);
+            groups_ = groups;
+        }
+        return infos_;
+    }
+
+  private:
+    std::uint32_t groups_ = 0;  // no scope has zero groups
+    std::array<TensorCreateInfo, kScratchTensors> infos_;
+};
 /// scope_tensors: the views of an alloc task made from scratch_infos.
 [[nodiscard]] ScopeTensors scope_tensors(const TaskHandle& alloc);
 /// scope_scratch_bytes: heap bytes of one scope's scratch (each buffer rounded to the heap's 64 bytes).

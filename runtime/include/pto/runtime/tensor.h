@@ -47,7 +47,8 @@ struct TensorCreateInfo {
     std::uint32_t shape[kMaxTensorDims] = {};
 
     TensorCreateInfo() = default;
-    /// A contiguous row-major tensor of `shape` (1 to 5 dimensions, checked when submitted).
+    /// A contiguous row-major tensor of `shape` (1 to 5 dimensions; InvalidTensor otherwise). Inline:
+    /// graph builders make these per scope.
     TensorCreateInfo(DataType type, std::initializer_list<std::uint32_t> dims);
 
     [[nodiscard]] std::uint64_t element_count() const;
@@ -102,7 +103,17 @@ struct TensorView {
 
 namespace detail {
 [[noreturn]] void throw_bad_slice(const TensorView& view, int dim, std::uint32_t start, std::uint32_t length);
+[[noreturn]] void throw_bad_rank(std::size_t ndim);
 }  // namespace detail
+
+inline TensorCreateInfo::TensorCreateInfo(DataType type, std::initializer_list<std::uint32_t> dims)
+    : dtype(type), ndim(static_cast<std::uint32_t>(dims.size())) {
+    if (dims.size() < 1 || dims.size() > kMaxTensorDims) [[unlikely]]
+        detail::throw_bad_rank(dims.size());
+    std::uint32_t d = 0;
+    for (std::uint32_t n : dims)
+        shape[d++] = n;
+}
 
 inline TensorView TensorView::slice(int dim, std::uint32_t start, std::uint32_t length) const {
     if (dim < 0 || dim >= ndim || ndim > kMaxTensorDims ||
