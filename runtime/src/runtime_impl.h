@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "alloc_layout.h"
 #include "compute_pool.h"
 #include "edge_linker.h"
 #include "edge_table_holds.h"
@@ -71,6 +72,9 @@ struct Runtime::Impl {
     /// submit_alloc: an alloc task whose views are written straight into the argument ring
     /// (submit_alloc.cpp).
     TaskId submit_alloc(std::span<const TensorCreateInfo> infos, bool scoped);
+    /// lay_out_alloc: checks the ranks of a request that differs from the last one and keeps its layout.
+    [[gnu::noinline]] void lay_out_alloc(std::span<const TensorCreateInfo> infos, TaskId id,
+                                         const TaskSpec& spec);
     TaskId submit_instance(std::span<InstanceNode> nodes, const std::shared_ptr<const InstanceEdges>& edges,
                            bool scoped);
     void init_instance_slots(std::span<const InstanceNode> nodes, TaskId first, bool scoped);
@@ -185,6 +189,7 @@ struct Runtime::Impl {
     detail::TaskWindow window;                // ids, id -> slot, ring marks, scope holds, in-order retirement
     detail::EdgeLinker linker;                // producer selection, staged edges, flush
     detail::HeapRing heap;                    // runtime-allocated buffers
+    detail::AllocLayout alloc_layout;         // sizes and views of the last alloc_tensors request
     detail::EdgeTableHolds edge_table_holds;  // template edge tables of instances with unretired tasks
     detail::RunState run;                     // the phase, who holds the run, the abort, the quiet period
     detail::RunRecorder recorder;             // the graph and the timelines, when recording

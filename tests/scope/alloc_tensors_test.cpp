@@ -177,3 +177,80 @@ TEST_CASE("alloc_tensors lays buffers out as the generic path does, across the h
     for (std::size_t i = 0; i < direct.size(); ++i)
         CHECK(direct[i] + static_cast<std::int64_t>(three[i % 3].byte_size()) <= 8192);
 }
+
+TEST_CASE("alloc_tensors serves consecutive requests that differ in one field as the generic path does",
+          "[scope][alloc]") {
+    // The runtime keeps the layout of the last request; each request here differs from the one before it
+    // in one field (or repeats it), so a kept layout used for the wrong request shows in the views.
+    const TensorCreateInfo a(DataType::F32, {4, 8}), b(DataType::F16, {4, 8}), c(DataType::F32, {4, 9});
+    const TensorCreateInfo d(DataType::F32, {4, 8, 1}), e(DataType::F32, {32});
+    const std::vector<std::vector<TensorCreateInfo>> requests = {
+        {a, b}, {a, b}, {b, b}, {a, c}, {a, d}, {a, e}, {a}, {a, b, c}, {a, b}, {}, {a, b}};
+    auto views_of = [&](bool generic_path) {
+        Runtime rt(config(generic_path));
+        std::vector<TensorView> views;
+        std::vector<std::int64_t> offsets;
+        pto::run(rt, [&] {
+            std::byte* first = nullptr;
+            for (const auto& request : requests) {
+                PTO2_SCOPE(MANUAL) {
+                    const TaskHandle h = alloc_tensors(request);
+                    REQUIRE(h.output_count() == request.size());
+                    for (std::uint32_t i = 0; i < h.output_count(); ++i) {
+                        views.push_back(h.output(i));
+                        CHECK(views.back().creator == h.task_id());
+                        auto* base = static_cast<std::byte*>(views.back().base);
+                        if (first == nullptr) first = base;
+                        offsets.push_back(base - first);
+                    }
+                }
+            }
+        });
+        return std::pair{views, offsets};
+    };
+    const auto [direct, direct_offsets] = views_of(false);
+    const auto [generic, generic_offsets] = views_of(true);
+    REQUIRE(direct.size() == generic.size());
+    CHECK(direct_offsets == generic_offsets);
+    std::size_t k = 0;
+    for (const auto& request : requests) {
+        for (const TensorCreateInfo& info : request) {
+            INFO("view " << k);
+            const TensorView &x = direct[k], &y = generic[k];
+            CHECK(x.dtype == info.dtype);
+            CHECK(x.ndim == info.ndim);
+            CHECK(x.element_count() == info.element_count());
+            CHECK(x.is_contiguous());
+            CHECK(x.dtype == y.dtype);
+            CHECK(x.ndim == y.ndim);
+            for (int dim = 0; dim < kMaxTensorDims; ++dim) {
+                CHECK(x.shape[dim] == y.shape[dim]);
+                CHECK(x.strides[dim] == y.strides[dim]);
+            }
+            ++k;
+        }
+    }
+}
+
+TEST_CASE("alloc_tensors checks a request after a refused one and after a repeated one",
+          "[scope][alloc][errors]") {
+    Runtime rt(config(false));
+    const TensorCreateInfo good(DataType::F32, {16});
+    TensorCreateInfo bad = good;
+    bad.ndim = 0;
+    pto::test::expect_error(
+        [&] {
+            pto::run(rt, [&] {
+                alloc_tensors({good, good});
+                alloc_tensors({good, good});
+                alloc_tensors({good, bad});
+            });
+        },
+        ErrorCode::InvalidTensor, {"(alloc_tensors)", "tensor argument 1 has rank 0"});
+    // The refused request is refused again, not served from what the runtime kept.
+    pto::test::expect_error([&] { pto::run(rt, [&] {
+                                      alloc_tensors({good, bad});
+                                  }); },
+                            ErrorCode::InvalidTensor, {"tensor argument 1 has rank 0"});
+    CHECK(pto::run(rt, [&] { alloc_tensors({good, good}); }).framework_tasks == 1);
+}
