@@ -57,7 +57,7 @@ std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base, BufferRef ref) {
         b = free_buffer_;
         free_buffer_ = buffers_[b].next;
     } else {
-        PTO_ASSERT(fresh_buffer_ <= buffer_mask_, "more buffer records than tensormap entries");
+        PTO_ASSERT(fresh_buffer_ < max_buffer_slots_, "more buffer records than tensormap entries");
         b = fresh_buffer_++;
     }
     std::uint32_t& head = buffer_heads_[buffer_slot(base)];
