@@ -85,8 +85,7 @@ void prepare_and_find(detail::OrchestratorState& s, std::span<const TensorArg> t
         const TensorArg& a = tensors[i];
         if (!a.view.is_tracked || a.view.base == nullptr) continue;
         add_creator(a.view, last_creator, out);
-        map.prepare(a.view, a.direction, s.accesses[i]);
-        map.find_producers(s.accesses[i], retired, out);
+        map.prepare_and_find(a.view, a.direction, s.accesses[i], retired, out);
         mask |= 1u << i;
         ++lookups;
     }
@@ -103,15 +102,13 @@ void record_prepared(detail::OrchestratorState& s, TaskId id) {
     TensorMap& map = s.tensormap();
     // Only wait_for_retirement advances the watermark on this thread.
     RetiredTasks retired = s.map_watermark();
-    for (std::uint32_t mask = s.prepared_mask; mask != 0; mask &= mask - 1) {
-        const TensorMap::Access& access = s.accesses[static_cast<std::size_t>(std::countr_zero(mask))];
-        while (!map.try_record(access, id, retired))
-            [[unlikely]] {
-                ++s.stats->tensormap_waits;
-                s.port.wait_for_retirement("tensormap_entries");
-                retired = s.port.retired();
-            }
-    }
+    for (std::uint32_t mask = map.try_record(s.accesses.data(), s.prepared_mask, id, retired); mask != 0;
+         mask = map.try_record(s.accesses.data(), mask, id, retired))
+        [[unlikely]] {
+            ++s.stats->tensormap_waits;
+            s.port.wait_for_retirement("tensormap_entries");
+            retired = s.port.retired();
+        }
     s.stats->tensormap_inserts += s.prepared_count;
     if (s.is_profiling) s.stats->insert_ns += steady_ns() - t0;
 }
@@ -129,8 +126,7 @@ void find_producers(detail::OrchestratorState& s, std::span<const TensorArg> ten
     for (const TensorArg& a : tensors) {
         if (!a.view.is_tracked || a.view.base == nullptr) continue;
         add_creator(a.view, last_creator, out);
-        map.prepare(a.view, a.direction, access);
-        map.find_producers(access, retired, out);
+        map.prepare_and_find(a.view, a.direction, access, retired, out);
         ++s.stats->tensormap_lookups;
     }
     if (profile) s.stats->dep_lookup_ns += steady_ns() - t0;

@@ -13,7 +13,7 @@ namespace {
 // Starting sizes of the used part of the head arrays (16 KiB and 1 KiB): room for 2048 registrations and
 // 128 buffers before the first doubling.
 constexpr std::uint32_t kInitialBuckets = 4096;
-constexpr std::uint32_t kInitialBufferSlots = 256;
+constexpr std::uint32_t kInitialBufferSlots = 1024;
 
 /// heads: room for `count` heads of which only the first `used` are zeroed; the growth paths zero the
 /// part they start to use. Not calloc: once glibc has raised its mmap threshold (a map freed and built
@@ -57,7 +57,7 @@ std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base, BufferRef ref) {
         b = free_buffer_;
         free_buffer_ = buffers_[b].next;
     } else {
-        PTO_ASSERT(fresh_buffer_ <= buffer_mask_, "more buffer records than tensormap entries");
+        PTO_ASSERT(fresh_buffer_ < max_buffer_slots_, "more buffer records than tensormap entries");
         b = fresh_buffer_++;
     }
     std::uint32_t& head = buffer_heads_[buffer_slot(base)];
@@ -66,7 +66,7 @@ std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base, BufferRef ref) {
     head = b + 1;
     last_base_ = base;
     last_buffer_ = b;
-    if (++buffer_count_ * 2 > buffer_mask_ + 1 && buffer_mask_ + 1 < max_buffer_slots_) [[unlikely]]
+    if (++buffer_count_ > buffer_mask_ + 1 && buffer_mask_ + 1 < max_buffer_slots_) [[unlikely]]
         grow_buffer_slots();
     return b;
 }

@@ -158,6 +158,15 @@ struct TensorMap::Impl {
     [[gnu::noinline]] bool supersede(const Prepared& p, detail::RegionIndex::BufferRef ref, TaskId task,
                                      const RetiredTasks& retired);
 
+    /// record: try_record of an active prepared access, for a valid task, after reclaim_oldest. Inline into
+    /// both entry points.
+    [[gnu::always_inline]] inline bool record(const Prepared& p, TaskId task, const RetiredTasks& retired);
+
+    /// look_up: find_producers on a prepared access. Inline into both entry points (the lookup of a view
+    /// just prepared then reads the shape from where prepare wrote it, in the same frame).
+    [[gnu::always_inline]] inline void look_up(Prepared& p, const RetiredTasks& retired,
+                                               std::vector<TaskId>& out);
+
     /// Cold path for a full pool: finds retired entries anywhere (callers may record out of task order).
     bool reclaim_anywhere(const RetiredTasks& retired) {
         bool freed = false;
@@ -175,20 +184,18 @@ struct TensorMap::Impl {
 
 static_assert(std::is_trivially_copyable_v<Prepared> && std::is_trivially_destructible_v<Prepared>);
 
-TensorMap::TensorMap(std::uint32_t entry_capacity) : impl_(std::make_unique<Impl>(entry_capacity)) {}
-
-TensorMap::~TensorMap() = default;
-
-void TensorMap::prepare(const TensorView& view, Direction direction, Access& out) const {
+/// prepare_access: TensorMap::prepare, inline here so that prepare_and_find runs it and the lookup in one
+/// frame.
+inline bool TensorMap::prepare_access(const TensorView& view, Direction direction, Access& out) {
     static_assert(sizeof(Prepared) <= sizeof(Access::storage_) && alignof(Prepared) <= 8,
                   "TensorMap::Access holds a Prepared");
     out.is_active_ = false;
-    if (!view.is_tracked) return;
+    if (!view.is_tracked) return false;
     Prepared* p = new (out.storage_) Prepared;  // trivial: nothing is zero-filled
     const detail::SimpleForm form = detail::build_simple(view, p->shape, p->window);
     if (form == detail::SimpleForm::None) {
         detail::build_general_shape(view, p->shape);
-        if (p->shape.is_empty) return;
+        if (p->shape.is_empty) return false;
         detail::set_row_window(p->shape, p->window);
         p->is_dense = detail::is_dense(p->shape);
     } else {
@@ -199,12 +206,19 @@ void TensorMap::prepare(const TensorView& view, Direction direction, Access& out
     p->first_task = view.creator.is_valid() ? view.creator.value : 0;
     p->has_looked_up = false;
     out.is_active_ = true;
+    return true;
 }
 
-void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std::vector<TaskId>& out) {
-    if (!access.is_active_) return;
-    Prepared& p = *std::launder(reinterpret_cast<Prepared*>(access.storage_));
-    Impl& m = *impl_;
+TensorMap::TensorMap(std::uint32_t entry_capacity) : impl_(std::make_unique<Impl>(entry_capacity)) {}
+
+TensorMap::~TensorMap() = default;
+
+void TensorMap::prepare(const TensorView& view, Direction direction, Access& out) const {
+    prepare_access(view, direction, out);
+}
+
+void TensorMap::Impl::look_up(Prepared& p, const RetiredTasks& retired, std::vector<TaskId>& out) {
+    Impl& m = *this;
     const detail::RegionIndex::BufferRef ref = m.index.find(p.base);
     p.looked_up_at = m.index.insert_count();
     p.has_looked_up = true;
@@ -243,6 +257,17 @@ void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std:
     p.met_contained = met_contained;
 }
 
+void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std::vector<TaskId>& out) {
+    if (!access.is_active_) return;
+    impl_->look_up(*std::launder(reinterpret_cast<Prepared*>(access.storage_)), retired, out);
+}
+
+void TensorMap::prepare_and_find(const TensorView& view, Direction direction, Access& access,
+                                 const RetiredTasks& retired, std::vector<TaskId>& out) {
+    if (!prepare_access(view, direction, access)) return;
+    impl_->look_up(*std::launder(reinterpret_cast<Prepared*>(access.storage_)), retired, out);
+}
+
 bool TensorMap::Impl::supersede(const Prepared& p, detail::RegionIndex::BufferRef ref, TaskId task,
                                 const RetiredTasks& retired) {
     Impl& m = *this;
@@ -274,13 +299,8 @@ bool TensorMap::Impl::supersede(const Prepared& p, detail::RegionIndex::BufferRe
     return true;
 }
 
-bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks& retired) {
-    if (!access.is_active_) return true;
-    if (!task.is_valid()) [[unlikely]]
-        invalid_task();
-    const Prepared& p = *std::launder(reinterpret_cast<const Prepared*>(access.storage_));
-    Impl& m = *impl_;
-    m.reclaim_oldest(retired);
+bool TensorMap::Impl::record(const Prepared& p, TaskId task, const RetiredTasks& retired) {
+    Impl& m = *this;
 
     // The lookup's buffer record while it is current (records the task's earlier accesses created, or
     // reclaiming released, may have changed it). Only entries leave from here to the insert below, so a
@@ -313,11 +333,37 @@ bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks
     return true;
 }
 
+bool TensorMap::try_record(const Access& access, TaskId task, const RetiredTasks& retired) {
+    if (!access.is_active_) return true;
+    if (!task.is_valid()) [[unlikely]]
+        invalid_task();
+    impl_->reclaim_oldest(retired);
+    return impl_->record(*std::launder(reinterpret_cast<const Prepared*>(access.storage_)), task, retired);
+}
+
+std::uint32_t TensorMap::try_record(const Access* accesses, std::uint32_t mask, TaskId task,
+                                    const RetiredTasks& retired) {
+    if (mask == 0) return 0;
+    if (!task.is_valid()) [[unlikely]]
+        invalid_task();
+    Impl& m = *impl_;
+    // Once per task, not per access: with the same watermark a second walk could only meet entries
+    // recorded out of task order that a superseding pass exposed, which a full pool still finds
+    // (reclaim_anywhere).
+    m.reclaim_oldest(retired);
+    for (; mask != 0; mask &= mask - 1) {
+        const Access& access = accesses[std::countr_zero(mask)];
+        if (access.is_active_ && !m.record(*std::launder(reinterpret_cast<const Prepared*>(access.storage_)),
+                                           task, retired)) [[unlikely]]
+            return mask;
+    }
+    return 0;
+}
+
 void TensorMap::find_producers(const TensorView& view, Direction direction, const RetiredTasks& retired,
                                std::vector<TaskId>& out) {
     Access access;
-    prepare(view, direction, access);
-    find_producers(access, retired, out);
+    prepare_and_find(view, direction, access, retired, out);
 }
 
 bool TensorMap::try_record(const TensorView& view, Direction direction, TaskId task,

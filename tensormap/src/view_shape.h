@@ -96,8 +96,9 @@ enum class SimpleForm : std::uint8_t {
 /// with its RowWindow: a row-major contiguous view (one range, no window),
 /// or a view of rows: an innermost row-major contiguous run of at least two elements (a row of a tile, or
 /// several dimensions that fold into one) repeated by one outer dimension whose stride is larger than the
-/// run, every other dimension of size 1 (tiles and column chunks of a matrix, a range of heads of one
-/// batch row), which is a chain of rank 2, strides {1, pitch}. Both are what build_general_shape and
+/// run, and by outer dimensions that continue its rows (stride = pitch x rows so far), every other
+/// dimension of size 1 (tiles and column chunks of a matrix, a range of heads of one batch row, one head of
+/// a paged cache), which is a chain of rank 2, strides {1, pitch}. Both are what build_general_shape and
 /// set_row_window would give, without sorting and merging. Inline, so the tensormap's prepare settles
 /// these views without a call. Returns None, writing nothing, for any other view (empty, strided
 /// otherwise, reaching beyond ±kElementLimit, or of more than kMaxTensorDims dimensions, which
@@ -112,7 +113,16 @@ inline SimpleForm build_simple(const TensorView& view, ViewShape& s, RowWindow& 
         const std::int64_t n = view.shape[d];
         if (n == 1) continue;
         const std::int64_t st = view.strides[d];
-        if (n == 0 || pitch != 0) return SimpleForm::None;  // empty, or a dimension past the rows
+        if (n == 0) return SimpleForm::None;
+        if (pitch != 0) {
+            // Past the rows: only a dimension continuing them (the pages of a paged cache, each a block of
+            // rows) keeps the shape rows; it merges into the row count as the general path would.
+            std::int64_t next = 0;
+            if (__builtin_mul_overflow(pitch, rows, &next) || st != next ||
+                __builtin_mul_overflow(rows, n, &rows))
+                return SimpleForm::None;
+            continue;
+        }
         if (st == run) {
             if (__builtin_mul_overflow(run, n, &run) || run > kElementLimit) return SimpleForm::None;
         } else {

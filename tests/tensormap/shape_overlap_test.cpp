@@ -179,12 +179,14 @@ TEST_CASE("contiguous views of any rank normalise to one range with exactly thei
 
 TEST_CASE("ranges and views of rows normalise through the shortcut exactly as through the general path",
           "[tensormap][overlap][normal-form]") {
-    // Random views with one outer dimension over a contiguous run, contiguous views, and near misses (a
-    // stride that overlaps the run, a third dimension, a negative stride, an empty dimension):
+    // Random views with outer dimensions over a contiguous run (one, or several continuing each other's
+    // rows), contiguous views, and near misses (a stride that overlaps the run, a third dimension, a
+    // negative stride, an empty dimension):
     // build_simple either declines or builds what the general path builds, with the same row window.
     std::mt19937_64 rng(23);
     int ranges = 0;
     int rows_taken = 0;
+    int continued_rows = 0;
     for (int n = 0; n < 20000; ++n) {
         TensorView v = test::range(test::buffer(1), 0, 1);
         v.ndim = std::uint8_t(pick(rng, 0, 5));
@@ -193,7 +195,13 @@ TEST_CASE("ranges and views of rows normalise through the shortcut exactly as th
         for (int d = v.ndim - 1; d >= 0; --d) {
             v.shape[d] = std::uint32_t(pick(rng, 0, 9) == 0 ? pick(rng, 0, 1) : pick(rng, 1, 5));
             const auto kind = pick(rng, 0, 9);
-            v.strides[d] = kind < 5 ? inner : kind < 8 ? inner + pick(rng, -3, 12) : pick(rng, -20, 40);
+            // kind 7: continue the next inner dimension's progression (pages of rows of a paged cache).
+            const std::int64_t continued =
+                d + 1 < v.ndim ? v.strides[d + 1] * std::max<std::int64_t>(1, v.shape[d + 1]) : inner;
+            v.strides[d] = kind < 5   ? inner
+                           : kind < 7 ? inner + pick(rng, -3, 12)
+                           : kind < 8 ? continued
+                                      : pick(rng, -20, 40);
             inner *= std::max<std::int64_t>(1, v.shape[d]);
         }
         INFO(test::describe(v));
@@ -204,6 +212,10 @@ TEST_CASE("ranges and views of rows normalise through the shortcut exactly as th
         const detail::SimpleForm form = detail::build_simple(v, simple, window);
         if (form == detail::SimpleForm::None) continue;
         (form == detail::SimpleForm::Range ? ranges : rows_taken) += 1;
+        int outer = 0;  // dimensions of size > 1 outside the contiguous run
+        for (int d = 0; d < v.ndim; ++d)
+            outer += v.shape[d] > 1 && v.strides[d] > simple.count[0] ? 1 : 0;
+        if (form == detail::SimpleForm::Rows && outer > 1) ++continued_rows;
         REQUIRE(shape_elements(simple) == test::elements(v));
         CHECK(detail::same_layout(general, simple));
         CHECK(general.last == simple.last);
@@ -219,6 +231,7 @@ TEST_CASE("ranges and views of rows normalise through the shortcut exactly as th
     }
     CHECK(ranges > 1000);
     CHECK(rows_taken > 1000);
+    CHECK(continued_rows > 50);
 }
 
 TEST_CASE("a row window proves tiles side by side disjoint and nothing else", "[tensormap][overlap]") {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -338,6 +339,30 @@ TEST_CASE(
     CHECK(producers(map, range(a, 1000, 1010), Direction::In) == Ids{64});
 }
 
+TEST_CASE("recording a task's accesses in one call stops at the first that finds no room and resumes there",
+          "[tensormap][capacity][prepared]") {
+    TensorMap map(64);
+    void* a = buffer(1);
+    for (std::uint64_t t = 0; t < 63; ++t)
+        record(map, range(a, std::int64_t(t) * 10, std::int64_t(t) * 10 + 10), Direction::Out, t);
+    // Bits 0, 2 and 3: an inactive (untracked) access at 0, then two that need an entry each.
+    TensorView untracked = range(buffer(2), 0, 10);
+    untracked.is_tracked = false;
+    TensorMap::Access acc[4];
+    map.prepare(untracked, Direction::In, acc[0]);
+    map.prepare(range(buffer(3), 0, 10), Direction::Out, acc[2]);
+    map.prepare(range(buffer(4), 0, 10), Direction::In, acc[3]);
+    CHECK(map.try_record(acc, 0, TaskId{}, TaskId{0}) == 0);  // nothing to record: not even checked
+    CHECK_THROWS_AS(map.try_record(acc, 0b1101, TaskId{}, TaskId{0}), Error);
+    CHECK(map.try_record(acc, 0b1101, TaskId{63}, TaskId{0}) == 0b1000);  // the last entry went to bit 2
+    CHECK(map.live_entries() == 64);
+    CHECK(producers(map, range(buffer(3), 0, 10), Direction::In) == Ids{63});
+    CHECK(producers(map, range(buffer(4), 0, 10), Direction::Out).empty());
+    CHECK(map.try_record(acc, 0b1000, TaskId{63}, TaskId{1}) == 0);
+    CHECK(producers(map, range(buffer(4), 0, 10), Direction::Out) == Ids{63});
+    CHECK(producers(map, range(a, 0, 10), Direction::InOut).empty());
+}
+
 TEST_CASE("a full pool accepts a write that supersedes one of its entries", "[tensormap][capacity]") {
     TensorMap map(64);
     void* a = buffer(1);
@@ -592,8 +617,13 @@ void check_prepared_run(const PreparedRun& run) {
                 if (past.buffer == a.buf && past.task >= retired_before && (past.is_write || writes) &&
                     test::sets_intersect(past.elements, a.elements))
                     allowed.insert(past.task);
-            map.prepare(a.view, a.direction, acc[i]);
-            map.find_producers(acc[i], TaskId{retired_before}, out);
+            // Half the tasks look up through the one-call form, as the scope layer does.
+            if (task % 2 == 0) {
+                map.prepare_and_find(a.view, a.direction, acc[i], TaskId{retired_before}, out);
+            } else {
+                map.prepare(a.view, a.direction, acc[i]);
+                map.find_producers(acc[i], TaskId{retired_before}, out);
+            }
         }
         Ids found;
         for (TaskId id : out)
@@ -605,8 +635,19 @@ void check_prepared_run(const PreparedRun& run) {
             CHECK(std::binary_search(found.begin(), found.end(), t));
         for (std::uint64_t t : found)
             CHECK(allowed.count(t) == 1);
-        for (std::size_t i = 0; i < args.size(); ++i) {
-            while (!map.try_record(acc[i], TaskId{task}, TaskId{retired_before})) {
+        if (task % 3 == 0) {
+            for (std::size_t i = 0; i < args.size(); ++i) {
+                while (!map.try_record(acc[i], TaskId{task}, TaskId{retired_before})) {
+                    REQUIRE(retired_before < task);
+                    retired_before = std::min(task, retired_before + 4);
+                }
+            }
+        } else {
+            // All of the task's accesses in one call; a full pool leaves the rest (a suffix) to retry.
+            const std::uint32_t all = (1u << args.size()) - 1;
+            for (std::uint32_t left = map.try_record(acc.data(), all, TaskId{task}, TaskId{retired_before});
+                 left != 0; left = map.try_record(acc.data(), left, TaskId{task}, TaskId{retired_before})) {
+                REQUIRE((left & (left + (1u << std::countr_zero(left)))) == 0);  // bits from one on, all set
                 REQUIRE(retired_before < task);
                 retired_before = std::min(task, retired_before + 4);
             }

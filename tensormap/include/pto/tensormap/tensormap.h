@@ -81,6 +81,18 @@ class TensorMap {
     /// inactive access records nothing and returns true. Throws InvalidArgument for an invalid `task`.
     bool try_record(const Access& access, TaskId task, const RetiredTasks& retired);
 
+    /// prepare_and_find: prepare into `access`, then find_producers on it, in one call (the scope layer's
+    /// lookup of each argument).
+    void prepare_and_find(const TensorView& view, Direction direction, Access& access,
+                          const RetiredTasks& retired, std::vector<TaskId>& out);
+
+    /// try_record for the accesses accesses[i] whose bit i is set in `mask` (i < 32), in increasing i:
+    /// all of one task's accesses in one call. Returns 0 when all are recorded, else the bits of those
+    /// not recorded yet (the first of them found no free entry); the caller waits for retirement and
+    /// calls again with that mask. Throws InvalidArgument for an invalid `task` when `mask` is not 0.
+    std::uint32_t try_record(const Access* accesses, std::uint32_t mask, TaskId task,
+                             const RetiredTasks& retired);
+
     /// find_producers / try_record on a view: prepare, then the call above (two normalisations when both
     /// are used for one access; the scope layer prepares once).
     void find_producers(const TensorView& view, Direction direction, const RetiredTasks& retired,
@@ -97,6 +109,7 @@ class TensorMap {
 
   private:
     struct Impl;
+    static bool prepare_access(const TensorView& view, Direction direction, Access& out);
     std::unique_ptr<Impl> impl_;
 };
 
