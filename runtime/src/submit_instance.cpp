@@ -1,7 +1,7 @@
 // A static template instance as one submission: its checks (instance_validation.cpp), room for the whole id
 // range at once, every slot initialised before any node is published, then each node's fanin settled. Either
-// from InstanceNodes (every spec checked per call) or from an InstancePlan (constants checked once; each
-// argument written from its slot or the plan).
+// from InstanceNodes (every spec checked per call) or from an InstancePlan (constants checked once; the
+// arguments written as one ring block: the plan's image, the bound values patched in).
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
