@@ -88,6 +88,22 @@ class ArgRing {
     void release_until(std::uint64_t mark) { tail_ = mark; }
     void reset() { head_ = tail_ = head_offset_ = 0; }
 
+    /// append_block: room for `size` bytes (a multiple of kAlignment) of records the caller lays out and
+    /// copies in whole (a planned instance's argument image), never wrapping, as append does for one
+    /// record; the caller reserved reserve_bytes(size). Returns the block's offset.
+    std::uint64_t append_block(std::uint64_t size) {
+        std::uint64_t offset = head_offset_;
+        if (offset + size > capacity_) {
+            head_ += capacity_ - offset;
+            offset = 0;
+        }
+        head_ += size;
+        head_offset_ = offset + size == capacity_ ? 0 : offset + size;
+        return offset;
+    }
+    /// block: the bytes of an appended block.
+    [[nodiscard]] std::byte* block(std::uint64_t offset) { return bytes_.get() + offset; }
+
   private:
     static std::uint64_t round(std::uint64_t n) { return (n + kAlignment - 1) & ~(kAlignment - 1); }
 

@@ -3,10 +3,13 @@
 #include "pto/runtime/detail/instance_plan.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 
+#include "arg_ring.h"
 #include "pto/runtime/detail/throw.h"
+#include "task_slot.h"
 #include "submit_sizes.h"
 
 namespace pto::detail {
@@ -58,7 +61,70 @@ void check_kind(const Checker& c, const PlanNodeDesc& n, std::uint32_t k) {
         c.fail(ErrorCode::InvalidTemplate, k, "every argument needs its slot entry (or kNotBound)");
 }
 
+/// kMaxImageBytes: argument image offsets are 32-bit.
+constexpr std::uint64_t kMaxImageBytes = std::uint64_t{1} << 31;
+
+std::uint64_t round_record(std::uint64_t bytes) {
+    return (bytes + ArgRing::kAlignment - 1) & ~(ArgRing::kAlignment - 1);
+}
+
 }  // namespace
+
+/// append_record: node `n`'s argument record at the end of the plan's image, as ArgRing::write lays it out:
+/// the header, the scalars (padded to an even count), the tensors; constants, directions and create-infos
+/// written, bound values left to the instance's patches.
+void InstancePlan::append_record(InstancePlan& p, const PlanNodeDesc& n) {
+    const std::uint64_t at = p.arg_image_bytes_;
+    const std::uint64_t size = round_record(ArgRecord::bytes_for(n.tensors.size(), n.scalars.size()));
+    p.arg_image_bytes_ = at + size;
+    p.arg_image_.resize(p.arg_image_bytes_ / sizeof(std::uint64_t), 0);
+    auto* bytes = reinterpret_cast<std::byte*>(p.arg_image_.data());
+    const ArgRecord header{static_cast<std::uint32_t>(n.tensors.size()),
+                           static_cast<std::uint32_t>(n.scalars.size())};
+    std::memcpy(bytes + at, &header, sizeof header);
+    const std::uint64_t scalars_at = at + sizeof(ArgRecord);
+    const std::uint64_t tensors_at =
+        scalars_at + (n.scalars.size() + (n.scalars.size() & 1)) * sizeof(std::uint64_t);
+    p.add_range(at, tensors_at - at);
+    for (std::uint32_t a = 0; a < n.scalars.size(); ++a) {
+        const std::uint64_t offset = scalars_at + a * sizeof(std::uint64_t);
+        if (n.scalar_slots[a] != kNotBound) {
+            p.scalar_patches_.push_back(
+                ArgPatch{static_cast<std::uint32_t>(offset), n.scalar_slots[a], Direction::In});
+            continue;
+        }
+        std::memcpy(bytes + offset, &n.scalars[a], sizeof(std::uint64_t));
+    }
+    for (std::uint32_t a = 0; a < n.tensors.size(); ++a) {
+        const std::uint64_t offset = tensors_at + a * sizeof(TensorArg);
+        TensorArg arg{};
+        arg.direction = n.tensors[a].direction;
+        if (n.tensor_slots[a] != kNotBound) {
+            p.tensor_patches_.push_back(
+                ArgPatch{static_cast<std::uint32_t>(offset), n.tensor_slots[a], arg.direction});
+        } else {
+            arg.view = n.tensors[a].view;
+            if (arg.view.base == nullptr) p.created_offsets_.push_back(static_cast<std::uint32_t>(offset));
+            p.add_range(offset, sizeof(TensorArg));
+        }
+        std::memcpy(bytes + offset, &arg, sizeof arg);
+    }
+}
+
+/// add_range: the image bytes [offset, offset + bytes) are copied as they are (8-byte multiples); joined to
+/// the previous range when they follow it.
+void InstancePlan::add_range(std::uint64_t offset, std::uint64_t bytes) {
+    static_assert(sizeof(ArgRecord) % 8 == 0 && sizeof(TensorArg) % 8 == 0);
+    const auto words = static_cast<std::uint32_t>(bytes / sizeof(std::uint64_t));
+    if (!image_ranges_.empty()) {
+        ImageRange& last = image_ranges_.back();
+        if (last.offset + std::uint64_t{last.words} * sizeof(std::uint64_t) == offset) {
+            last.words += words;
+            return;
+        }
+    }
+    image_ranges_.push_back(ImageRange{static_cast<std::uint32_t>(offset), words});
+}
 
 std::uint64_t next_run_token() {
     static std::atomic<std::uint64_t> last{0};
@@ -81,7 +147,7 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
     std::shared_ptr<InstancePlan> plan(new InstancePlan());
     InstancePlan& p = *plan;
     const auto slot_count = static_cast<std::uint32_t>(tensor_slot_names.size());
-    std::vector<std::uint32_t> feeds(slot_count, 0);
+    p.first_feeds_.assign(slot_count, Feed{kNotBound, 0});
     HeapNeed heap;
     for (std::uint32_t k = 0; k < nodes.size(); ++k) {
         const PlanNodeDesc& n = nodes[k];
@@ -94,10 +160,6 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
         out.funcs[0] = n.funcs[0];
         out.funcs[1] = n.core == CoreType::MIX ? n.funcs[1] : n.funcs[0];
         out.funcs[2] = n.core == CoreType::MIX ? n.funcs[2] : n.funcs[0];
-        out.first_tensor = static_cast<std::uint32_t>(p.tensor_args_.size());
-        out.tensor_count = static_cast<std::uint32_t>(n.tensors.size());
-        out.first_scalar = static_cast<std::uint32_t>(p.scalar_args_.size());
-        out.scalar_count = static_cast<std::uint32_t>(n.scalars.size());
         out.external =
             n.takes_external ? static_cast<std::uint32_t>(p.external_nodes_.size() - 1) : kNotBound;
         out.first_created = p.create_info_count_;
@@ -110,12 +172,12 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
                     c.fail(ErrorCode::InvalidTemplate, k,
                            "tensor argument " + std::to_string(a) + " names slot " + std::to_string(slot) +
                                " of " + std::to_string(slot_count));
-                if (feeds[slot]++ == 0) p.used_tensor_slots_.push_back(slot);
-                p.tensor_args_.push_back(Arg{slot, ArgSource::Slot, t.direction});
+                if (p.first_feeds_[slot].node == kNotBound) {
+                    p.used_tensor_slots_.push_back(slot);
+                    p.first_feeds_[slot] = Feed{k, a};
+                }
                 continue;
             }
-            const auto constant = static_cast<std::uint32_t>(p.constant_views_.size());
-            p.constant_views_.push_back(t.view);
             if (t.view.ndim < 1 || t.view.ndim > kMaxTensorDims)
                 c.fail(ErrorCode::InvalidTensor, k,
                        "tensor argument " + std::to_string(a) + " has rank " + std::to_string(t.view.ndim));
@@ -127,34 +189,41 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
                 heap.add_buffer(create_info_bytes(t.view));
                 ++p.create_info_count_;
                 ++out.create_info_count;
-                p.created_args_.push_back(a);
                 creates = true;
-                p.tensor_args_.push_back(Arg{constant, ArgSource::CreateInfo, t.direction});
                 continue;
             }
             if (used_stride_bits(t.view) < 0)
                 c.fail(ErrorCode::InvalidTensor, k,
                        "tensor argument " + std::to_string(a) + " has a negative stride; strides are >= 0");
-            p.tensor_args_.push_back(Arg{constant, ArgSource::Constant, t.direction});
         }
         for (std::uint32_t a = 0; a < n.scalars.size(); ++a) {
             const std::uint32_t slot = n.scalar_slots[a];
-            if (slot == kNotBound) {
-                p.scalar_args_.push_back(Arg{static_cast<std::uint32_t>(p.constant_scalars_.size()),
-                                             ArgSource::Constant, Direction::In});
-                p.constant_scalars_.push_back(n.scalars[a]);
-                continue;
-            }
+            if (slot == kNotBound) continue;
             if (slot >= scalar_slot_count)
                 c.fail(ErrorCode::InvalidTemplate, k,
                        "scalar argument " + std::to_string(a) + " names slot " + std::to_string(slot) +
                            " of " + std::to_string(scalar_slot_count));
-            p.scalar_args_.push_back(Arg{slot, ArgSource::Slot, Direction::In});
         }
         out.keeps_arguments = n.kind == TaskKind::Kernel || creates;
-        if (out.keeps_arguments)
-            p.arg_reserve_bytes_ +=
-                ArgRing::reserve_bytes(ArgRecord::bytes_for(n.tensors.size(), n.scalars.size()));
+        out.arg_offset = kNotBound;
+        if (out.keeps_arguments) {
+            out.arg_offset = static_cast<std::uint32_t>(p.arg_image_bytes_);
+            append_record(p, n);
+            if (p.arg_image_bytes_ > kMaxImageBytes)
+                c.fail(
+                    ErrorCode::TooManyArguments, k,
+                    "the instance's arguments take more than " + std::to_string(kMaxImageBytes) + " bytes");
+        }
+        out.args_end = static_cast<std::uint32_t>(p.arg_image_bytes_);
+        out.queue = static_cast<std::uint8_t>(shape_of(n.kind, n.core));
+        const std::span<const std::uint32_t> consumers = edges->consumers(k);
+        const std::span<const std::uint32_t> producers = edges->producers(k);
+        out.consumers = consumers.data();
+        out.consumer_count = static_cast<std::uint16_t>(consumers.size());
+        out.producers = producers.data();
+        out.internal_producers = static_cast<std::uint32_t>(producers.size());
+        out.initial_link = kLinkRefUnit * (1 + consumers.size());
+        if (producers.empty()) p.source_nodes_.push_back(k);
         if (n.kind == TaskKind::Kernel) {
             ++p.kernel_tasks_;
             p.subtasks_ += n.block_num;
@@ -168,6 +237,8 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
         p.nodes_.push_back(out);
     }
     std::sort(p.used_tensor_slots_.begin(), p.used_tensor_slots_.end());
+    // One block in the ring: it may skip the ring's tail first, as a single record may.
+    p.arg_reserve_bytes_ = p.arg_image_bytes_ == 0 ? 0 : ArgRing::reserve_bytes(p.arg_image_bytes_);
     p.heap_reserve_bytes_ = heap.reserve_bytes();
     p.owner_ = std::move(owner);
     p.tensor_slot_names_ = std::move(tensor_slot_names);
@@ -182,14 +253,9 @@ std::string InstancePlan::describe_node(std::uint32_t k) const {
 
 std::string InstancePlan::describe_tensor_slot(std::uint32_t slot) const {
     std::string s = owner_ + ": tensor slot '" + tensor_slot_names_[slot] + "'";
-    for (std::uint32_t k = 0; k < nodes_.size(); ++k) {
-        const Node& n = nodes_[k];
-        for (std::uint32_t a = 0; a < n.tensor_count; ++a)
-            if (tensor_args_[n.first_tensor + a].source == ArgSource::Slot &&
-                tensor_args_[n.first_tensor + a].index == slot)
-                return s + " (feeds tensor argument " + std::to_string(a) + " of " + describe_node(k) + ")";
-    }
-    return s;
+    const Feed f = first_feeds_[slot];
+    if (f.node == kNotBound) return s;
+    return s + " (feeds tensor argument " + std::to_string(f.arg) + " of " + describe_node(f.node) + ")";
 }
 
 }  // namespace pto::detail

@@ -1,7 +1,11 @@
 // A static template instance as one submission: its checks (instance_validation.cpp), room for the whole id
 // range at once, every slot initialised before any node is published, then each node's fanin settled. Either
-// from InstanceNodes (every spec checked per call) or from an InstancePlan (constants checked once; each
-// argument written from its slot or the plan).
+// from InstanceNodes (every spec checked per call) or from an InstancePlan (constants checked once; the
+// arguments written as one ring block: the plan's image, the bound values patched in).
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+
 #include "aicpu_slice.h"
 #include "phase_timer.h"
 #include "pto/runtime/detail/instance_plan.h"
@@ -106,11 +110,11 @@ TaskId Runtime::Impl::submit_planned(const detail::InstancePlan& plan, const det
     init_planned_slots(plan, inputs, first, scoped);
     {
         PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
-        const InstanceEdges& edges = *plan.edges();
-        for (std::uint32_t k = 0; k < count; ++k) {
+        // Only nodes without internal producers can be ready now: those whose boundary producers all
+        // retired or were none.
+        for (const std::uint32_t k : plan.source_nodes()) {
             const std::uint32_t slot = window.slot_of(first.value + k);
-            if (engine.tasks[slot].fanin_edge_count == 0 && edges.producers(k).empty())
-                engine.make_ready(slot, orchestrator_ctx);
+            if (engine.tasks[slot].fanin_edge_count == 0) engine.make_ready(slot, orchestrator_ctx);
         }
     }
     if (linker.should_flush(scoped)) flush_links();
@@ -119,70 +123,78 @@ TaskId Runtime::Impl::submit_planned(const detail::InstancePlan& plan, const det
     return first;
 }
 
+namespace {
+
+/// copy_view: one bound view into its argument, 16 bytes at a time (a plain assignment of the 96-byte view
+/// becomes `rep movs`, several times slower for one view).
+inline void copy_view(std::byte* to, const TensorView& from) {
+    static_assert(sizeof(TensorView) % 16 == 0 && std::is_trivially_copyable_v<TensorView>);
+    const auto* src = reinterpret_cast<const std::byte*>(&from);
+    for (std::size_t i = 0; i < sizeof(TensorView); i += 16)
+        std::memcpy(to + i, src + i, 16);
+}
+
+}  // namespace
+
 void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
                                        TaskId first, bool scoped) {
+    // The arguments of every node at once: the plan's image where nothing is bound (headers, constant
+    // scalars and tensors), then the bound values with their directions; no byte is written twice.
+    // Plain writes: nothing is published before the flush.
+    const std::span<const std::byte> image = plan.arg_image();
+    std::uint64_t block = 0;
+    std::byte* args = nullptr;
+    if (!image.empty()) {
+        PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
+        block = engine.args.append_block(image.size());
+        args = engine.args.block(block);
+        for (const detail::InstancePlan::ImageRange r : plan.image_ranges()) {
+            // Word by word: most ranges are a record's header and scalars, shorter than a memcpy call.
+            for (std::uint32_t w = 0; w < r.words; ++w)
+                std::memcpy(args + r.offset + w * 8, image.data() + r.offset + w * 8, 8);
+        }
+        const TensorView* views = inputs.tensor_slots.data();
+        for (const detail::InstancePlan::ArgPatch p : plan.tensor_patches()) {
+            copy_view(args + p.offset, views[p.slot]);
+            std::memcpy(args + p.offset + offsetof(TensorArg, direction), &p.direction, sizeof p.direction);
+        }
+        const std::uint64_t* scalars = inputs.scalar_slots.data();
+        for (const detail::InstancePlan::ArgPatch p : plan.scalar_patches())
+            std::memcpy(args + p.offset, &scalars[p.slot], sizeof(std::uint64_t));
+    }
+    // Where the block starts in the ring's running count: each node frees up to the end of its record.
+    const std::uint64_t args_base = engine.args.head() - image.size();
+    const std::uint32_t* created_offsets = plan.created_offsets().data();
     const std::span<const detail::InstancePlan::Node> nodes = plan.nodes();
-    const detail::InstancePlan::Arg* tensor_args = plan.tensor_args().data();
-    const detail::InstancePlan::Arg* scalar_args = plan.scalar_args().data();
-    const TensorView* constant_views = plan.constant_views().data();
-    const std::uint64_t* constant_scalars = plan.constant_scalars().data();
-    const std::uint32_t* created_args = plan.created_args().data();
-    const InstanceEdges& edges = *plan.edges();
     for (std::uint32_t k = 0; k < nodes.size(); ++k) {
         const detail::InstancePlan::Node& n = nodes[k];
         const TaskId id = first.plus(k);
         const std::uint32_t slot = window.slot_of(id.value);
         TaskSlot& t = engine.tasks[slot];
-        // As init_slot_state, from the plan's constants (kernel lanes already resolved). Relaxed: nothing is
-        // published before the flush.
+        // As init_slot_state, from the plan's constants (kernel lanes already resolved).
         t.blocks_claimed.store(0, std::memory_order_relaxed);
         t.blocks_finished.store(0, std::memory_order_relaxed);
         t.outcome.store(Outcome::Ok, std::memory_order_relaxed);
         t.kind = n.kind;
-        t.shape = detail::shape_of(n.kind, n.core);
+        t.shape = static_cast<detail::Shape>(n.queue);
         t.block_num = n.block_num;
         t.funcs[0] = n.funcs[0];
         t.funcs[1] = n.funcs[1];
         t.funcs[2] = n.funcs[2];
+        t.static_consumer_count = n.consumer_count;
+        t.static_consumers = n.consumers;
+        t.static_producer_count = static_cast<std::uint16_t>(n.internal_producers);
+        t.static_producers = n.producers;
+        t.link.store(n.initial_link, std::memory_order_relaxed);
         window.open_slot(slot, scoped);
-        std::uint64_t args_offset = detail::SlotInfo::kNoArguments;
-        if (n.keeps_arguments) {
-            PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
-            args_offset = engine.args.append(n.tensor_count, n.scalar_count);
-            detail::ArgRecord& record = engine.args.mutable_record(args_offset);
-            auto* out_scalars = reinterpret_cast<std::uint64_t*>(&record + 1);
-            // One copy per argument from where the plan says its value is: no branch but for allocations.
-            for (std::uint32_t a = 0; a < n.scalar_count; ++a) {
-                const detail::InstancePlan::Arg arg = scalar_args[n.first_scalar + a];
-                const std::uint64_t* from = arg.source == detail::InstancePlan::ArgSource::Slot
-                                                ? inputs.scalar_slots.data()
-                                                : constant_scalars;
-                out_scalars[a] = from[arg.index];
-            }
-            TensorArg* out = record.mutable_tensors();
-            for (std::uint32_t a = 0; a < n.tensor_count; ++a) {
-                const detail::InstancePlan::Arg arg = tensor_args[n.first_tensor + a];
-                const TensorView* from = arg.source == detail::InstancePlan::ArgSource::Slot
-                                             ? inputs.tensor_slots.data()
-                                             : constant_views;
-                out[a].view = from[arg.index];
-                out[a].direction = arg.direction;
-            }
-            for (std::uint32_t c = 0; c < n.create_info_count; ++c) {
-                TensorView& created = out[created_args[n.first_created + c]].view;
-                allocate_created(created, id);
-                inputs.created[n.first_created + c] = created;
-            }
+        for (std::uint32_t c = 0; c < n.create_info_count; ++c) {
+            auto& created = *reinterpret_cast<TensorView*>(args + created_offsets[n.first_created + c]);
+            allocate_created(created, id);
+            inputs.created[n.first_created + c] = created;
         }
-        engine.tasks.info(slot) = detail::SlotInfo{id.value, args_offset};
-        const std::span<const std::uint32_t> consumers = edges.consumers(k);
-        const std::span<const std::uint32_t> producers = edges.producers(k);
-        t.static_consumer_count = static_cast<std::uint16_t>(consumers.size());
-        t.static_consumers = consumers.data();
-        t.static_producer_count = static_cast<std::uint16_t>(producers.size());
-        t.static_producers = producers.data();
-        // The completion reference, and one for each internal consumer until it finishes.
-        t.link.store(kLinkRefUnit * (1 + consumers.size()), std::memory_order_relaxed);
+        engine.tasks.info(slot) =
+            detail::SlotInfo{id.value, n.arg_offset == detail::kNotBound ? detail::SlotInfo::kNoArguments
+                                                                         : block + n.arg_offset};
         const std::uint64_t edge_begin = engine.edges.head();
         std::span<const TaskId> external;
         std::uint32_t staged = 0;
@@ -190,15 +202,15 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
             external = inputs.external_producers[n.external];
             staged = linker.select_and_stage(id, slot, external, window, t, engine.edges, stats);
         }
-        t.fanin_pending.store(static_cast<std::int32_t>(staged + producers.size()),
+        t.fanin_pending.store(static_cast<std::int32_t>(staged + n.internal_producers),
                               std::memory_order_relaxed);
         t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
         t.fanin_edge_count = staged;
-        window.set_marks(slot, detail::RingMarks{edge_begin + staged, heap.head(), engine.args.head()});
+        window.set_marks(slot, detail::RingMarks{edge_begin + staged, heap.head(), args_base + n.args_end});
         if (config.record_graph) [[unlikely]] {
             InstanceNode recorded;
             recorded.spec = detail::spec_of(n);
-            recorded.producer_offsets = producers;
+            recorded.producer_offsets = {n.producers, n.internal_producers};
             recorded.external_producers = external;
             recorder.instance_node(recorded, id);
         }

@@ -116,10 +116,16 @@ TEST_CASE("instances chained through boundaries run in order and compute the rig
           "[static_graph][execution]") {
     const BoundaryMode mode = GENERATE(BoundaryMode::Manual, BoundaryMode::Tensormap);
     const std::uint32_t window = GENERATE(16u, 4096u);
+    // 0: the default argument ring. 8192 bytes (the smallest) hold about six instances' argument blocks:
+    // instances wait for earlier ones to retire, and their blocks skip the ring's tail as they wrap, so a
+    // node whose record were freed before it ran would read another instance's scalars.
+    const std::uint64_t argument_bytes = GENERATE(std::uint64_t{0}, std::uint64_t{8192});
     constexpr std::uint32_t kInstances = 40;
-    INFO("mode " << to_string(mode) << ", window " << window);
+    INFO("mode " << to_string(mode) << ", window " << window << ", argument_bytes " << argument_bytes);
 
-    Runtime rt(compute_config(window));
+    RuntimeConfig config = compute_config(window);
+    if (argument_bytes != 0) config.argument_bytes = argument_bytes;
+    Runtime rt(config);
     test::ExecutionLog log(1 << 12);
     // Producers whose consumers could otherwise overtake them (nodes 2 and 5) start up to 100 us late,
     // the others up to 1 us: a missing internal or boundary edge makes a consumer read a stale cell.

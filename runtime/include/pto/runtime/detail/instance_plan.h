@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -58,29 +59,41 @@ class PlanCheckKey;  // defined by the runtime only: who may record that a plan 
 /// once per run instead of once per instance. Safe to share between threads and runtimes.
 class InstancePlan {
   public:
-    /// ArgSource: where an argument's value comes from per instance.
-    enum class ArgSource : std::uint8_t { Slot, Constant, CreateInfo };
-    /// Arg: one argument of one node: `index` into InstanceInputs' slots (Slot) or into constant_views() /
-    /// constant_scalars() (Constant, and CreateInfo: the shape to allocate).
-    struct Arg {
-        std::uint32_t index;
-        ArgSource source;
-        Direction direction;  ///< tensors only
-    };
     /// Node: one node's constants, laid out for the submission loop.
     struct Node {
         TaskKind kind;
         CoreType core;
         bool keeps_arguments;  ///< kernels, and tasks with create-info outputs, keep their arguments
         std::uint16_t block_num;
-        FuncId funcs[3];             ///< lanes 1, 2 repeat lane 0 unless MIX
-        std::uint32_t first_tensor;  ///< into tensor_args()
-        std::uint32_t tensor_count;
-        std::uint32_t first_scalar;  ///< into scalar_args()
-        std::uint32_t scalar_count;
+        FuncId funcs[3];              ///< lanes 1, 2 repeat lane 0 unless MIX
         std::uint32_t external;       ///< index into InstanceInputs::external_producers, or kNotBound
         std::uint32_t first_created;  ///< index of its first create-info output in InstanceInputs::created
-        std::uint32_t create_info_count;  ///< its create-info outputs: created_args()[first_created + i]
+        std::uint32_t create_info_count;  ///< its create-info outputs: created_offsets()[first_created + i]
+        /// Its argument record's offset in the instance's argument image (arg_image()), or kNotBound, and
+        /// the end of the records of nodes 0..k there (what the ring frees when the node retires).
+        std::uint32_t arg_offset;
+        std::uint32_t args_end;
+        std::uint32_t internal_producers;  ///< edges().producers(k).size()
+        std::uint8_t queue;                ///< the ready queue (the runtime's Shape) it waits in
+        /// The link word it starts with: its own completion and one reference per internal consumer.
+        std::uint64_t initial_link;
+        const std::uint32_t* consumers;  ///< edges().consumers(k)
+        const std::uint32_t* producers;  ///< edges().producers(k)
+        std::uint16_t consumer_count;
+    };
+    /// ArgPatch: a bound value's place in the argument image: the byte `offset` of a tensor argument (or
+    /// of a scalar), the slot it is copied from per instance and, for tensors, the direction written
+    /// with it.
+    struct ArgPatch {
+        std::uint32_t offset;
+        std::uint32_t slot;
+        Direction direction;
+    };
+    /// ImageRange: `words` 8-byte words at byte `offset` of the argument image that no patch writes (a
+    /// record's header and scalars, constant and create-info tensor arguments): copied as they are.
+    struct ImageRange {
+        std::uint32_t offset;
+        std::uint32_t words;
     };
 
     /// create: checks every node and takes copies. `owner` names the plan in messages (e.g. "template
@@ -96,12 +109,6 @@ class InstancePlan {
 
     [[nodiscard]] const std::string& owner() const { return owner_; }
     [[nodiscard]] std::span<const Node> nodes() const { return nodes_; }
-    [[nodiscard]] std::span<const Arg> tensor_args() const { return tensor_args_; }
-    [[nodiscard]] std::span<const Arg> scalar_args() const { return scalar_args_; }
-    [[nodiscard]] std::span<const TensorView> constant_views() const { return constant_views_; }
-    [[nodiscard]] std::span<const std::uint64_t> constant_scalars() const { return constant_scalars_; }
-    /// created_args: per create-info output, in plan order, its tensor argument index within its node.
-    [[nodiscard]] std::span<const std::uint32_t> created_args() const { return created_args_; }
     [[nodiscard]] const std::shared_ptr<const InstanceEdges>& edges() const { return edges_; }
     /// used_tensor_slots: the slots feeding at least one argument; each is checked once per instance.
     [[nodiscard]] std::span<const std::uint32_t> used_tensor_slots() const { return used_tensor_slots_; }
@@ -109,9 +116,24 @@ class InstancePlan {
         return static_cast<std::uint32_t>(tensor_slot_names_.size());
     }
     [[nodiscard]] std::uint32_t scalar_slot_count() const { return scalar_slot_count_; }
+    /// source_nodes: the nodes without internal producers, ascending: the only ones an instance may
+    /// find ready when it is submitted.
+    [[nodiscard]] std::span<const std::uint32_t> source_nodes() const { return source_nodes_; }
     /// external_nodes: the nodes that may take producers outside the instance, ascending.
     [[nodiscard]] std::span<const std::uint32_t> external_nodes() const { return external_nodes_; }
     [[nodiscard]] std::uint32_t create_info_count() const { return create_info_count_; }
+    /// arg_image: every argument record of an instance (header, scalars, tensors), back to back as the
+    /// argument ring holds them, constants and directions filled in. An instance copies its image_ranges
+    /// (the bytes no patch writes), then patches in the bound tensors with their directions
+    /// (tensor_patches) and the bound scalars (scalar_patches), and allocates its create-info outputs
+    /// (created_offsets: the byte offset of each one's view, in plan order).
+    [[nodiscard]] std::span<const std::byte> arg_image() const {
+        return {reinterpret_cast<const std::byte*>(arg_image_.data()), arg_image_bytes_};
+    }
+    [[nodiscard]] std::span<const ImageRange> image_ranges() const { return image_ranges_; }
+    [[nodiscard]] std::span<const ArgPatch> tensor_patches() const { return tensor_patches_; }
+    [[nodiscard]] std::span<const ArgPatch> scalar_patches() const { return scalar_patches_; }
+    [[nodiscard]] std::span<const std::uint32_t> created_offsets() const { return created_offsets_; }
     /// heap_reserve_bytes / arg_reserve_bytes: the room one instance reserves in the heap and argument rings.
     [[nodiscard]] std::uint64_t heap_reserve_bytes() const { return heap_reserve_bytes_; }
     [[nodiscard]] std::uint64_t arg_reserve_bytes() const { return arg_reserve_bytes_; }
@@ -141,19 +163,29 @@ class InstancePlan {
 
   private:
     InstancePlan();
+    static void append_record(InstancePlan& p, const PlanNodeDesc& n);
+    void add_range(std::uint64_t offset, std::uint64_t bytes);
 
     std::string owner_;
     std::vector<Node> nodes_;
-    std::vector<Arg> tensor_args_;
-    std::vector<Arg> scalar_args_;
-    std::vector<TensorView> constant_views_;
-    std::vector<std::uint64_t> constant_scalars_;
-    std::vector<std::uint32_t> created_args_;
+    std::vector<std::uint64_t> arg_image_;  // 8-byte words: the records' 16-byte offsets stay aligned in it
+    std::uint64_t arg_image_bytes_ = 0;
+    std::vector<ImageRange> image_ranges_;
+    std::vector<ArgPatch> tensor_patches_;
+    std::vector<ArgPatch> scalar_patches_;
+    std::vector<std::uint32_t> created_offsets_;
     std::shared_ptr<const InstanceEdges> edges_;
     std::vector<std::string> tensor_slot_names_;
     std::uint32_t scalar_slot_count_ = 0;
     std::vector<std::uint32_t> used_tensor_slots_;
+    /// Feed: the first argument a tensor slot feeds (node kNotBound: none), for describe_tensor_slot.
+    struct Feed {
+        std::uint32_t node;
+        std::uint32_t arg;
+    };
+    std::vector<Feed> first_feeds_;
     std::vector<std::uint32_t> external_nodes_;
+    std::vector<std::uint32_t> source_nodes_;
     std::vector<std::string> labels_;
     std::uint32_t create_info_count_ = 0;
     std::uint64_t heap_reserve_bytes_ = 0;
