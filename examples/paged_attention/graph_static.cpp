@@ -91,9 +91,10 @@ Template build_group(const Shape& shape, BoundaryMode mode, GroupPosition positi
 
 /// build_scope: one (sequence, head tile) scope: the dynamic alloc, then one instance per group.
 template <bool kManual>
-void build_scope(const Problem& p, const ScopeDesc& s, GroupBody* bodies, const GroupLayout& slots) {
+void build_scope(const Problem& p, const ScopeDesc& s, GroupBody* bodies, const GroupLayout& slots,
+                 ScratchRequest& scratch) {
     const Shape& shape = p.shape();
-    const TaskHandle alloc = alloc_tensors(scratch_infos(shape, s.group_count));
+    const TaskHandle alloc = alloc_tensors(scratch.infos(shape, s.group_count));
     const ScopeTensors t = scope_tensors(alloc);
     const TensorView query = query_tile(p, s), key = cache_head(p.key_cache(), s);
     const TensorView value = cache_head(p.value_cache(), s), table = table_row(p, s);
@@ -146,17 +147,18 @@ std::unique_ptr<GroupTemplates, GroupTemplatesDeleter> make_group_templates(cons
 void build_static(const Problem& problem, GroupTemplates& templates, bool manual) {
     const Shape& shape = problem.shape();
     GroupBody* bodies = manual ? templates.manual : templates.tensormap;
+    ScratchRequest scratch;
     try {
         for (std::uint32_t b = 0; b < shape.batch; ++b) {
             for (std::uint32_t tile = 0; tile < shape.head_tiles(); ++tile) {
                 const ScopeDesc s = scope_desc(shape, b, tile);
                 if (manual) {
                     PTO2_SCOPE(MANUAL) {
-                        build_scope<true>(problem, s, bodies, templates.slots);
+                        build_scope<true>(problem, s, bodies, templates.slots, scratch);
                     }
                 } else {
                     PTO2_SCOPE() {
-                        build_scope<false>(problem, s, bodies, templates.slots);
+                        build_scope<false>(problem, s, bodies, templates.slots, scratch);
                     }
                 }
             }
