@@ -27,7 +27,8 @@ struct ArgRecord {
     }
     [[nodiscard]] TensorArg* mutable_tensors() { return const_cast<TensorArg*>(tensors()); }
     [[nodiscard]] static std::uint64_t bytes_for(std::size_t tensors, std::size_t scalars) {
-        // Scalars padded to an even count keep the tensors 16-byte aligned.
+        // Scalars padded to an even count put the tensors 8 bytes past a 16-byte boundary in every record
+        // (after the 8-byte header), whatever the scalar count; TensorArg itself needs 8.
         return sizeof(ArgRecord) + (scalars + (scalars & 1)) * sizeof(std::uint64_t) +
                tensors * sizeof(TensorArg);
     }
