@@ -51,18 +51,24 @@ class ArgRing {
     [[nodiscard]] std::uint64_t free_bytes() const { return capacity_ - (head_ - tail_); }
     [[nodiscard]] std::uint64_t capacity() const { return capacity_; }
 
-    /// append: room for one record of `tensors` tensors and `scalars` scalars, counts written; the caller
-    /// reserved room and fills the arrays. Returns the record's offset.
-    std::uint64_t append(std::size_t tensors, std::size_t scalars) {
-        const std::uint64_t size = round(ArgRecord::bytes_for(tensors, scalars));
+    /// append_block: room for `size` bytes (a multiple of kAlignment) of records the caller lays out and
+    /// copies in whole (a planned instance's argument image), never wrapping, as append does for one
+    /// record; the caller reserved reserve_bytes(size). Returns the block's offset.
+    std::uint64_t append_block(std::uint64_t size) {
         // head_offset_ is head_ % capacity_, kept incrementally: no 64-bit division per task.
         std::uint64_t offset = head_offset_;
         if (offset + size > capacity_) {
-            head_ += capacity_ - offset;  // a record never wraps: skip the tail
+            head_ += capacity_ - offset;  // a block never wraps: skip the tail
             offset = 0;
         }
         head_ += size;
         head_offset_ = offset + size == capacity_ ? 0 : offset + size;
+        return offset;
+    }
+    /// append: room for one record of `tensors` tensors and `scalars` scalars, counts written; the caller
+    /// reserved room and fills the arrays. Returns the record's offset.
+    std::uint64_t append(std::size_t tensors, std::size_t scalars) {
+        const std::uint64_t offset = append_block(round(ArgRecord::bytes_for(tensors, scalars)));
         auto* record = reinterpret_cast<ArgRecord*>(bytes_.get() + offset);
         record->tensor_count = static_cast<std::uint32_t>(tensors);
         record->scalar_count = static_cast<std::uint32_t>(scalars);
@@ -89,19 +95,6 @@ class ArgRing {
     void release_until(std::uint64_t mark) { tail_ = mark; }
     void reset() { head_ = tail_ = head_offset_ = 0; }
 
-    /// append_block: room for `size` bytes (a multiple of kAlignment) of records the caller lays out and
-    /// copies in whole (a planned instance's argument image), never wrapping, as append does for one
-    /// record; the caller reserved reserve_bytes(size). Returns the block's offset.
-    std::uint64_t append_block(std::uint64_t size) {
-        std::uint64_t offset = head_offset_;
-        if (offset + size > capacity_) {
-            head_ += capacity_ - offset;
-            offset = 0;
-        }
-        head_ += size;
-        head_offset_ = offset + size == capacity_ ? 0 : offset + size;
-        return offset;
-    }
     /// block: the bytes of an appended block.
     [[nodiscard]] std::byte* block(std::uint64_t offset) { return bytes_.get() + offset; }
 
