@@ -45,7 +45,6 @@ class AllocLayout {
         }
     }
 
-    [[nodiscard]] std::uint32_t count() const { return count_; }
     [[nodiscard]] const HeapNeed& heap_need() const { return need_; }
     /// total_bytes: the buffers' sizes before alignment (what the statistics count as allocated).
     [[nodiscard]] std::uint64_t total_bytes() const { return total_bytes_; }
