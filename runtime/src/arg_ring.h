@@ -23,17 +23,21 @@ struct ArgRecord {
         return reinterpret_cast<const std::uint64_t*>(this + 1);
     }
     [[nodiscard]] const TensorArg* tensors() const {
-        return reinterpret_cast<const TensorArg*>(scalars() + scalar_count + (scalar_count & 1));
+        return reinterpret_cast<const TensorArg*>(reinterpret_cast<const std::byte*>(this) +
+                                                  tensors_offset(scalar_count));
     }
     [[nodiscard]] TensorArg* mutable_tensors() { return const_cast<TensorArg*>(tensors()); }
+    /// tensors_offset: where a record's tensors start, from the record's start. Scalars padded to an even
+    /// count put the tensors 8 bytes past a 16-byte boundary in every record (after the 8-byte header),
+    /// whatever the scalar count; TensorArg itself needs 8.
+    [[nodiscard]] static constexpr std::uint64_t tensors_offset(std::size_t scalars) {
+        return 8 + (scalars + (scalars & 1)) * sizeof(std::uint64_t);
+    }
     [[nodiscard]] static std::uint64_t bytes_for(std::size_t tensors, std::size_t scalars) {
-        // Scalars padded to an even count put the tensors 8 bytes past a 16-byte boundary in every record
-        // (after the 8-byte header), whatever the scalar count; TensorArg itself needs 8.
-        return sizeof(ArgRecord) + (scalars + (scalars & 1)) * sizeof(std::uint64_t) +
-               tensors * sizeof(TensorArg);
+        return tensors_offset(scalars) + tensors * sizeof(TensorArg);
     }
 };
-static_assert(sizeof(ArgRecord) == 8);
+static_assert(sizeof(ArgRecord) == 8, "tensors_offset counts the header as 8 bytes");
 static_assert(alignof(TensorArg) <= 16);
 static_assert(std::is_trivially_copyable_v<TensorArg>);
 
@@ -45,6 +49,10 @@ class ArgRing {
         : bytes_(std::make_unique_for_overwrite<std::byte[]>(capacity_bytes)),
           capacity_(capacity_bytes & ~(kAlignment - 1)) {}
 
+    /// round: `n` bytes rounded up to the ring's alignment (what one record or block occupies).
+    [[nodiscard]] static std::uint64_t round(std::uint64_t n) {
+        return (n + kAlignment - 1) & ~(kAlignment - 1);
+    }
     /// reserve_bytes: what to wait for before writing a record of `size` bytes: a record never wraps, so
     /// it may first skip the ring's tail (less than `size`).
     [[nodiscard]] static std::uint64_t reserve_bytes(std::uint64_t size) { return 2 * round(size); }
@@ -99,8 +107,6 @@ class ArgRing {
     [[nodiscard]] std::byte* block(std::uint64_t offset) { return bytes_.get() + offset; }
 
   private:
-    static std::uint64_t round(std::uint64_t n) { return (n + kAlignment - 1) & ~(kAlignment - 1); }
-
     std::unique_ptr<std::byte[]> bytes_;
     std::uint64_t capacity_;
     std::uint64_t head_ = 0;

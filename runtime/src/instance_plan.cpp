@@ -64,10 +64,6 @@ void check_kind(const Checker& c, const PlanNodeDesc& n, std::uint32_t k) {
 /// kMaxImageBytes: argument image offsets are 32-bit.
 constexpr std::uint64_t kMaxImageBytes = std::uint64_t{1} << 31;
 
-std::uint64_t round_record(std::uint64_t bytes) {
-    return (bytes + ArgRing::kAlignment - 1) & ~(ArgRing::kAlignment - 1);
-}
-
 }  // namespace
 
 /// append_record: node `n`'s argument record at the end of the plan's image, as ArgRing::write lays it out:
@@ -75,7 +71,7 @@ std::uint64_t round_record(std::uint64_t bytes) {
 /// written, bound values left to the instance's patches.
 void InstancePlan::append_record(InstancePlan& p, const PlanNodeDesc& n) {
     const std::uint64_t at = p.arg_image_bytes_;
-    const std::uint64_t size = round_record(ArgRecord::bytes_for(n.tensors.size(), n.scalars.size()));
+    const std::uint64_t size = ArgRing::round(ArgRecord::bytes_for(n.tensors.size(), n.scalars.size()));
     p.arg_image_bytes_ = at + size;
     p.arg_image_.resize(p.arg_image_bytes_ / sizeof(std::uint64_t), 0);
     auto* bytes = reinterpret_cast<std::byte*>(p.arg_image_.data());
@@ -83,8 +79,7 @@ void InstancePlan::append_record(InstancePlan& p, const PlanNodeDesc& n) {
                            static_cast<std::uint32_t>(n.scalars.size())};
     std::memcpy(bytes + at, &header, sizeof header);
     const std::uint64_t scalars_at = at + sizeof(ArgRecord);
-    const std::uint64_t tensors_at =
-        scalars_at + (n.scalars.size() + (n.scalars.size() & 1)) * sizeof(std::uint64_t);
+    const std::uint64_t tensors_at = at + ArgRecord::tensors_offset(n.scalars.size());
     p.add_range(at, tensors_at - at);
     for (std::uint32_t a = 0; a < n.scalars.size(); ++a) {
         const std::uint64_t offset = scalars_at + a * sizeof(std::uint64_t);
