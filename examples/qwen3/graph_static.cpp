@@ -19,11 +19,11 @@ void bind_g1(Bindings& b, const G1Layout& g, const DecodeGraph::State& st, std::
     const TensorView q = tile_view(s, t.q, tile), k = tile_view(s, t.k, tile), v = tile_view(s, t.v, tile);
     b.tensor(g.q, q).tensor(g.k, k);
     const std::vector<Launch>& ql = st.of(Op::QProj);
-    const std::uint32_t cq = s.chunk_size(Op::QProj);
+    const std::uint32_t cq = st.problem->chunk_size(Op::QProj);
     for (std::size_t i = 0; i < ql.size(); ++i)
         b.tensor(g.q_out[i], cols(q, cq, ql[i]));
     const std::vector<Launch>& kl = st.of(Op::KProj);
-    const std::uint32_t ck = s.chunk_size(Op::KProj), cv = s.chunk_size(Op::VProj);
+    const std::uint32_t ck = st.problem->chunk_size(Op::KProj), cv = st.problem->chunk_size(Op::VProj);
     for (std::size_t i = 0; i < kl.size(); ++i) {
         b.tensor(g.k_out[i], cols(k, ck, kl[i]));
         b.tensor(g.v_out[i], cols(v, cv, kl[i]));
@@ -34,7 +34,7 @@ void bind_g1(Bindings& b, const G1Layout& g, const DecodeGraph::State& st, std::
 void bind_g2(Bindings& b, const G2Layout& g, const DecodeGraph::State& st, std::uint32_t row) {
     const Shapes& s = st.problem->shapes();
     const Tensors& t = st.problem->tensors();
-    const std::uint32_t len = s.context_len(row), pos = len - 1, nb = kv_blocks(s, row);
+    const std::uint32_t len = st.problem->context_len(row), pos = len - 1, nb = st.problem->kv_blocks(row);
     const TensorView k_cache = row_view(t.k_cache, row), v_cache = row_view(t.v_cache, row);
     const TensorView q_rope = row_view(t.q_rope, row);
     b.tensor(g.q_normed, row_view(t.q_normed, row))
@@ -48,7 +48,7 @@ void bind_g2(Bindings& b, const G2Layout& g, const DecodeGraph::State& st, std::
     const TensorView scores = row_view(t.scores, row), probs = row_view(t.probs, row);
     const TensorView block_max = row_view(t.block_max, row), block_sum = row_view(t.block_sum, row);
     const TensorView o_part = row_view(t.o_part, row), attn = row_view(t.attn, row);
-    const std::uint32_t c = s.chunk_size(Op::QkMatmul), kv = kv_per_chunk(s);
+    const std::uint32_t c = st.problem->chunk_size(Op::QkMatmul), kv = kv_per_chunk(s);
     const std::vector<Launch>& att = st.of(Op::QkMatmul);
     for (std::size_t i = 0; i < att.size(); ++i) {
         const Launch l = att[i];
@@ -75,7 +75,7 @@ void bind_g3(Bindings& b, const G3Layout& g, const DecodeGraph::State& st, std::
     b.tensor(g.h1_norm, tile_view(s, t.h1_norm, tile)).tensor(g.act, act);
 
     const std::vector<Launch>& outs = st.of(Op::OutProjResidual);
-    const std::uint32_t c_out = s.chunk_size(Op::OutProjResidual);
+    const std::uint32_t c_out = st.problem->chunk_size(Op::OutProjResidual);
     for (std::size_t j = 0; j < outs.size(); ++j) {
         b.tensor(g.x_cols[j], cols(x, c_out, outs[j]));
         b.tensor(g.h1_cols[j], cols(h1, c_out, outs[j]));
@@ -84,7 +84,7 @@ void bind_g3(Bindings& b, const G3Layout& g, const DecodeGraph::State& st, std::
     }
     const TensorView gate = tile_view(s, t.gate, tile), up = tile_view(s, t.up, tile);
     const std::vector<Launch>& mlp = st.of(Op::GateProj);
-    const std::uint32_t c_mlp = s.chunk_size(Op::GateProj);
+    const std::uint32_t c_mlp = st.problem->chunk_size(Op::GateProj);
     for (std::size_t i = 0; i < mlp.size(); ++i) {
         b.tensor(g.gate_cols[i], cols(gate, c_mlp, mlp[i]));
         b.tensor(g.up_cols[i], cols(up, c_mlp, mlp[i]));

@@ -19,10 +19,6 @@ TensorView heads(const TensorView& v, std::uint32_t row, std::uint32_t c, Launch
     return qwen3::heads(row_view(v, row), c, l);
 }
 
-std::uint32_t blocks(const Shapes& s, std::uint32_t row) {
-    return kv_blocks(s, row);
-}
-
 }  // namespace
 
 void rmsnorm_args(const Problem& p, std::uint32_t tile, Args& a) {
@@ -57,7 +53,7 @@ void projection_args(Op op, const Problem& p, std::uint32_t tile, Launch l, Args
                     "qwen3 projection_args: " + std::string(to_string(op)) + " is not a projection");
         }
     }();
-    const std::uint32_t c = p.shapes().chunk_size(op);
+    const std::uint32_t c = p.chunk_size(op);
     a.input(tile_view(p, o.in, tile))
         .input(o.weight)
         .output(cols(tile_view(p, o.out, tile), c, l))
@@ -79,7 +75,7 @@ void qk_norm_args(const Problem& p, std::uint32_t tile, Args& a) {
 
 void rope_kv_cache_args(const Problem& p, std::uint32_t row, Args& a) {
     const Tensors& t = p.tensors();
-    const std::uint32_t pos = p.shapes().context_len(row) - 1;
+    const std::uint32_t pos = p.context_len(row) - 1;
     a.input(narrow(t.q_normed, 0, row, 1))
         .input(narrow(t.k_normed, 0, row, 1))
         .input(narrow(t.v, 0, row, 1))
@@ -95,7 +91,7 @@ void rope_kv_cache_args(const Problem& p, std::uint32_t row, Args& a) {
 void qk_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
-    const std::uint32_t c = s.chunk_size(Op::QkMatmul), len = s.context_len(row);
+    const std::uint32_t c = p.chunk_size(Op::QkMatmul), len = p.context_len(row);
     a.input(heads(t.q_rope, row, c, l))
         .input(narrow(heads(t.k_cache, row, kv_per_chunk(s), l), 2, 0, len))
         .output(narrow(heads(t.scores, row, c, l), 2, 0, len))
@@ -106,7 +102,7 @@ void qk_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
 void softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
-    const std::uint32_t c = s.chunk_size(Op::Softmax), len = s.context_len(row), nb = blocks(s, row);
+    const std::uint32_t c = p.chunk_size(Op::Softmax), len = p.context_len(row), nb = p.kv_blocks(row);
     a.input(narrow(heads(t.scores, row, c, l), 2, 0, len))
         .output(narrow(heads(t.probs, row, c, l), 2, 0, len))
         .output(narrow(heads(t.block_max, row, c, l), 2, 0, nb))
@@ -119,7 +115,7 @@ void softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
 void sv_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
-    const std::uint32_t c = s.chunk_size(Op::SvMatmul), len = s.context_len(row), nb = blocks(s, row);
+    const std::uint32_t c = p.chunk_size(Op::SvMatmul), len = p.context_len(row), nb = p.kv_blocks(row);
     a.input(narrow(heads(t.probs, row, c, l), 2, 0, len))
         .input(narrow(heads(t.v_cache, row, kv_per_chunk(s), l), 2, 0, len))
         .output(narrow(heads(t.o_part, row, c, l), 2, 0, nb))
@@ -131,7 +127,7 @@ void sv_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
 void online_softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
-    const std::uint32_t c = s.chunk_size(Op::OnlineSoftmax), nb = blocks(s, row);
+    const std::uint32_t c = p.chunk_size(Op::OnlineSoftmax), nb = p.kv_blocks(row);
     a.input(narrow(heads(t.o_part, row, c, l), 2, 0, nb))
         .input(narrow(heads(t.block_max, row, c, l), 2, 0, nb))
         .input(narrow(heads(t.block_sum, row, c, l), 2, 0, nb))
@@ -142,7 +138,7 @@ void online_softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a)
 
 void out_proj_residual_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
     const Tensors& t = p.tensors();
-    const std::uint32_t c = p.shapes().chunk_size(Op::OutProjResidual);
+    const std::uint32_t c = p.chunk_size(Op::OutProjResidual);
     a.input(tile_view(p, t.attn, tile))
         .input(t.wo)
         .input(cols(tile_view(p, t.x, tile), c, l))
@@ -162,7 +158,7 @@ void post_rmsnorm_args(const Problem& p, std::uint32_t tile, Args& a) {
 
 void silu_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
     const Tensors& t = p.tensors();
-    const std::uint32_t c = p.shapes().chunk_size(Op::Silu);
+    const std::uint32_t c = p.chunk_size(Op::Silu);
     a.input(cols(tile_view(p, t.gate, tile), c, l))
         .input(cols(tile_view(p, t.up, tile), c, l))
         .output(cols(tile_view(p, t.act, tile), c, l))
@@ -173,7 +169,7 @@ void silu_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
 
 void down_proj_residual_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
     const Tensors& t = p.tensors();
-    const std::uint32_t c = p.shapes().chunk_size(Op::DownProjResidual);
+    const std::uint32_t c = p.chunk_size(Op::DownProjResidual);
     a.input(cols(tile_view(p, t.down, tile), c, l))
         .input(cols(tile_view(p, t.h1, tile), c, l))
         .output(cols(tile_view(p, t.out, tile), c, l))

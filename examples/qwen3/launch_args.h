@@ -43,11 +43,6 @@ inline TensorView heads(const TensorView& row, std::uint32_t c, Launch l) {
     return narrow(row, 1, l.chunk_base * c, l.block_num * c);
 }
 
-/// kv_blocks: softmax blocks of row `row` (what online_softmax combines).
-inline std::uint32_t kv_blocks(const Shapes& s, std::uint32_t row) {
-    return (s.context_len(row) + s.kv_block - 1) / s.kv_block;
-}
-
 /// kv_per_chunk: attention chunks are head groups; q heads c*g .. map to KV heads c*g/group.
 inline std::uint32_t kv_per_chunk(const Shapes& s) {
     return s.kv_heads / op_info(Op::QkMatmul).chunks;

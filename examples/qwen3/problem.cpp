@@ -105,14 +105,23 @@ void fill(const TensorView& v, Random& rng, float scale, float offset) {
 
 }  // namespace
 
+Problem::Problem(const Shapes& shapes) : shapes_(shapes) {
+    shapes.validate();
+    for (std::uint32_t op = 0; op < kOpCount; ++op)
+        chunk_sizes_[op] = shapes.chunk_size(static_cast<Op>(op));
+    rows_.resize(shapes.batch_padded());
+    for (std::uint32_t row = 0; row < rows_.size(); ++row) {
+        const std::uint32_t len = shapes.context_len(row);
+        rows_[row] = Row{len, (len + shapes.kv_block - 1) / shapes.kv_block};
+    }
+}
+
 Problem::Problem(Problem&&) noexcept = default;
 Problem& Problem::operator=(Problem&&) noexcept = default;
 Problem::~Problem() = default;
 
 Problem Problem::with_fake_addresses(const Shapes& shapes) {
-    shapes.validate();
-    Problem p;
-    p.shapes_ = shapes;
+    Problem p(shapes);
     p.fake_ = std::make_unique<VirtualAddressSpace>();
     for (const TensorDesc& d : layout(shapes))
         p.tensors_.*d.member = make_view(p.fake_->reserve(elements(d) * sizeof(float)), d);
@@ -130,8 +139,7 @@ Problem Problem::with_memory(const Shapes& shapes, std::uint64_t seed) {
                             "qwen3 Problem::with_memory: " + std::to_string(total) +
                                 " float elements exceed the 2^30 limit; use Shapes::reduced() or "
                                 "Problem::with_fake_addresses for full-size graphs");
-    Problem p;
-    p.shapes_ = shapes;
+    Problem p(shapes);
     p.storage_.assign(total, 0.0f);
     std::uint64_t at = 0;
     for (const TensorDesc& d : descs) {

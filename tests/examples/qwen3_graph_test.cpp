@@ -153,6 +153,24 @@ TEST_CASE("reduced shapes keep the chunk counts, so launches and subtasks equal 
     }
 }
 
+TEST_CASE(
+    "a problem keeps each operator's chunk size and each row's context and KV blocks as Shapes computes them",
+    "[examples][qwen3]") {
+    Shapes odd = Shapes::reduced();
+    odd.max_context = 29;  // not a multiple of kv_block: the last block of some rows is partial
+    odd.kv_block = 4;
+    for (const Shapes& s : {Shapes::full(), Shapes::reduced(), odd}) {
+        const Problem p = Problem::with_fake_addresses(s);
+        for (std::uint32_t op = 0; op < kOpCount; ++op)
+            CHECK(p.chunk_size(static_cast<Op>(op)) == s.chunk_size(static_cast<Op>(op)));
+        for (std::uint32_t row = 0; row < s.batch_padded(); ++row) {
+            INFO("row " << row);
+            CHECK(p.context_len(row) == s.context_len(row));
+            CHECK(p.kv_blocks(row) == (s.context_len(row) + s.kv_block - 1) / s.kv_block);
+        }
+    }
+}
+
 namespace {
 
 /// check_same_tasks: kinds, cores, block_nums and all three kernels, position by position.

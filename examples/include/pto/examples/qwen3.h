@@ -4,6 +4,7 @@
 // docs/graphs.md is the tutorial).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -171,6 +172,13 @@ class Problem {
 
     [[nodiscard]] const Shapes& shapes() const { return shapes_; }
     [[nodiscard]] const Tensors& tensors() const { return tensors_; }
+
+    // Shapes' per-operator and per-row values, kept from construction: every launch reads some of them on
+    // the orchestration path, and computing them there costs a division each.
+    [[nodiscard]] std::uint32_t chunk_size(Op op) const { return chunk_sizes_[static_cast<std::size_t>(op)]; }
+    [[nodiscard]] std::uint32_t context_len(std::uint32_t row) const { return rows_[row].context_len; }
+    /// kv_blocks: the KV blocks of row `row` (ceil(context_len / kv_block)), what online_softmax combines.
+    [[nodiscard]] std::uint32_t kv_blocks(std::uint32_t row) const { return rows_[row].kv_blocks; }
     [[nodiscard]] bool has_memory() const { return !storage_.empty(); }
 
     /// reset: fills every intermediate, the output and the KV-cache positions the layer writes with NaN,
@@ -180,8 +188,16 @@ class Problem {
 
   private:
     Problem() = default;
+    explicit Problem(const Shapes& shapes);
+
+    struct Row {
+        std::uint32_t context_len;
+        std::uint32_t kv_blocks;
+    };
 
     Shapes shapes_;
+    std::array<std::uint32_t, kOpCount> chunk_sizes_{};
+    std::vector<Row> rows_;  // batch_padded() rows
     Tensors tensors_{};
     std::vector<float> storage_;
     std::unique_ptr<VirtualAddressSpace> fake_;
