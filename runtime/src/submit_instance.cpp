@@ -4,10 +4,10 @@
 // arguments written as one ring block: the plan's image, the bound values patched in).
 #include <cstddef>
 #include <cstring>
-#include <type_traits>
 
 #include "aicpu_slice.h"
 #include "phase_timer.h"
+#include "pto/runtime/detail/copy_view.h"
 #include "pto/runtime/detail/instance_plan.h"
 #include "pto/runtime/detail/throw.h"
 #include "runtime_impl.h"
@@ -123,19 +123,6 @@ TaskId Runtime::Impl::submit_planned(const detail::InstancePlan& plan, const det
     return first;
 }
 
-namespace {
-
-/// copy_view: one bound view into its argument, 16 bytes at a time (a plain assignment of the 96-byte view
-/// becomes `rep movs`, several times slower for one view).
-inline void copy_view(std::byte* to, const TensorView& from) {
-    static_assert(sizeof(TensorView) % 16 == 0 && std::is_trivially_copyable_v<TensorView>);
-    const auto* src = reinterpret_cast<const std::byte*>(&from);
-    for (std::size_t i = 0; i < sizeof(TensorView); i += 16)
-        std::memcpy(to + i, src + i, 16);
-}
-
-}  // namespace
-
 void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
                                        TaskId first, bool scoped) {
     // The arguments of every node at once: the plan's image where nothing is bound (headers, constant
@@ -155,7 +142,7 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         }
         const TensorView* views = inputs.tensor_slots.data();
         for (const detail::InstancePlan::ArgPatch p : plan.tensor_patches()) {
-            copy_view(args + p.offset, views[p.slot]);
+            detail::copy_view(args + p.offset, views[p.slot]);
             std::memcpy(args + p.offset + offsetof(TensorArg, direction), &p.direction, sizeof p.direction);
         }
         const std::uint64_t* scalars = inputs.scalar_slots.data();

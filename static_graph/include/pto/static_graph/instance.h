@@ -94,7 +94,7 @@ class Bindings {
         const detail::BindingTables& t = tables_;
         if (slot.index >= t.tensor_slot_count || view.base == nullptr) [[unlikely]]
             detail::throw_bad_tensor_binding(*s_, slot.index);
-        detail::copy_view(t.tensor_slots[slot.index], view);
+        detail::copy_view(&t.tensor_slots[slot.index], view);
         t.tensor_stamps[slot.index] = *t.generation;
         return *this;
     }

@@ -4,9 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <type_traits>
 
+#include "pto/runtime/detail/copy_view.h"
 #include "pto/runtime/tensor.h"
 
 namespace pto::detail {
@@ -16,17 +15,6 @@ struct BindingsState;
 /// throw_bad_tensor_binding / throw_bad_scalar_binding: the errors of Bindings::tensor / scalar (cold).
 [[noreturn]] void throw_bad_tensor_binding(const BindingsState& s, std::uint32_t slot);
 [[noreturn]] void throw_bad_scalar_binding(const BindingsState& s, std::uint32_t slot);
-
-/// copy_view: copies a whole view, padding included, 16 bytes at a time (six vector moves). A plain
-/// assignment copies its 91 bytes of members, and GCC turns that (or one memcpy of the whole object) into
-/// `rep movs` here, several times slower for one view.
-inline void copy_view(TensorView& to, const TensorView& from) {
-    static_assert(sizeof(TensorView) % 16 == 0 && std::is_trivially_copyable_v<TensorView>);
-    auto* dst = reinterpret_cast<unsigned char*>(&to);
-    const auto* src = reinterpret_cast<const unsigned char*>(&from);
-    for (std::size_t i = 0; i < sizeof(TensorView); i += 16)
-        std::memcpy(dst + i, src + i, 16);
-}
 
 /// BindingTables: pointers into a Bindings' workspace: one bound view and one bound scalar per slot (the
 /// runtime copies each to every argument the slot feeds when it writes the instance's arguments), and the
