@@ -1,13 +1,16 @@
 // One scenario's measurements. Orchestration cost comes from serial mode (schedulers idle until the
 // orchestration function returns, window sized to hold the graph), end-to-end cost from concurrent mode;
-// both are medians over `reps` runs after `warmup` runs, on one Runtime and Orchestrator reused across runs.
-// With --peers, each end-to-end repetition is followed by one repetition of every peer, so machine drift
-// hits all of them alike. run_scenario is the sequence of steps; the exports, the model and the JSON live
-// in scenario_exports.cpp, scenario_model.cpp and scenario_json.cpp.
+// both are medians over `reps` runs after `warmup` runs, on one Runtime reused across runs. With --peers
+// the end-to-end repetitions and the peers' run in rounds of blocks (see measure_end_to_end), so machine
+// drift hits all of them alike while no runtime's idle workers spin beside another's measured runs.
+// run_scenario is the sequence of steps; the exports, the model and the JSON live in scenario_exports.cpp,
+// scenario_model.cpp and scenario_json.cpp.
 #include "runner.h"
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
+#include <thread>
 
 #include "profile.h"
 #include "pto/runtime/detail/throw.h"
@@ -65,26 +68,21 @@ ScenarioRun prepare(const Scenario& scenario, const BenchOptions& o, Workload& w
     return run;
 }
 
-/// timed_runs: warm-up and measured runs of the workload on `rt`, one per-launch figure per measured run
-/// (end to end or orchestration only); `after_each` follows every measured run.
-template <class AfterEach>
-std::vector<double> timed_runs(const ScenarioRun& run, Runtime& rt, bool end_to_end, Checksum& checksum,
-                               AfterEach&& after_each) {
-    const BenchOptions& o = run.options;
+/// timed_runs: `warmup` unmeasured then `reps` measured runs of the workload on `rt`, each measured run
+/// appending one per-launch figure (end to end or orchestration only) to `samples`.
+void timed_runs(const ScenarioRun& run, Runtime& rt, bool end_to_end, std::uint32_t warmup,
+                std::uint32_t reps, Checksum& checksum, std::vector<double>& samples) {
     Orchestrator orchestrator(rt);
-    std::vector<double> samples;
-    samples.reserve(o.reps);
-    for (std::uint32_t i = 0; i < o.warmup + o.reps; ++i) {
+    samples.reserve(samples.size() + reps);
+    for (std::uint32_t i = 0; i < warmup + reps; ++i) {
         run.workload.prepare_run();
         const RunReport r = orchestrator.run(run.body);
         checksum.add(r.completed);
-        if (i < o.warmup) continue;
+        if (i < warmup) continue;
         // Orchestration cost excludes pto::wait: in serial mode a wait runs the graph submitted so far.
         samples.push_back(per_task(end_to_end ? r.end_to_end_ns : r.orchestration_ns - r.orchestrator.wait_ns,
                                    r.kernel_tasks));
-        after_each();
     }
-    return samples;
 }
 
 /// measure_orchestration: serial mode, one Runtime for every run, the orchestrating thread pinned to the CPU
@@ -95,32 +93,62 @@ std::vector<double> measure_orchestration(const ScenarioRun& run, Checksum& chec
     run.workload.register_kernels(rt);
     const CpuPin pin;
     pinned = pin.cpu();
-    return timed_runs(run, rt, false, checksum, [] {});
+    std::vector<double> samples;
+    timed_runs(run, rt, false, run.options.warmup, run.options.reps, checksum, samples);
+    return samples;
 }
 
-/// run_peers_once: one repetition of every peer on the probe's graph.
-void run_peers_once(const GraphRecord& graph, std::vector<PeerSamples>& peers) {
-    for (PeerSamples& ps : peers) {
-        const PeerRun r = ps.peer == Peer::TbbFlowGraph ? run_tbb_flow_graph(graph) : run_omp_depend(graph);
-        ps.body_calls += r.body_calls;
-        ps.total.push_back(per_task(r.total_ns, r.kernel_tasks));
-        if (r.build_ns) ps.build.push_back(per_task(*r.build_ns, r.kernel_tasks));
-        if (r.run_ns) ps.run.push_back(per_task(*r.run_ns, r.kernel_tasks));
-        if (r.replay_ns) ps.replay.push_back(per_task(*r.replay_ns, r.kernel_tasks));
-        if (r.create_ns) ps.create.push_back(per_task(*r.create_ns, r.kernel_tasks));
-    }
+/// run_peer: one repetition of a peer on the probe's graph; only a measured one is recorded (its figures
+/// and its body calls, which the JSON's checksum reports).
+void run_peer(const GraphRecord& graph, PeerSamples& ps, bool measured) {
+    const PeerRun r = ps.peer == Peer::TbbFlowGraph ? run_tbb_flow_graph(graph) : run_omp_depend(graph);
+    if (!measured) return;
+    ps.body_calls += r.body_calls;
+    ps.total.push_back(per_task(r.total_ns, r.kernel_tasks));
+    if (r.build_ns) ps.build.push_back(per_task(*r.build_ns, r.kernel_tasks));
+    if (r.run_ns) ps.run.push_back(per_task(*r.run_ns, r.kernel_tasks));
+    if (r.replay_ns) ps.replay.push_back(per_task(*r.replay_ns, r.kernel_tasks));
+    if (r.create_ns) ps.create.push_back(per_task(*r.create_ns, r.kernel_tasks));
 }
 
-/// measure_end_to_end: concurrent mode, each repetition followed by one of every peer; then the golden
-/// check of the compute executor's outputs.
+/// Rounds of blocks with --peers, and the pause before each block. After a parallel region, libgomp's
+/// workers spin before they sleep (up to milliseconds), and oneTBB's briefly too: on a 2-CPU machine they
+/// took the CPUs from the next system's run, which measured up to 1.7x slower right after an OpenMP
+/// repetition than alone. Blocks with a pause and one unmeasured repetition in front measure each system
+/// as it runs alone; the rounds still spread machine drift over all of them.
+constexpr std::uint32_t kPeerRounds = 5;
+constexpr auto kSettle = std::chrono::milliseconds(10);
+
+/// measure_end_to_end: concurrent mode, then the golden check of the compute executor's outputs. With
+/// --peers: `warmup` runs of ours and one repetition of each peer, then up to kPeerRounds rounds, each a
+/// block of our runs then a block of each peer's repetitions (reps split evenly over the rounds), every
+/// block after a pause and one unmeasured run.
 void measure_end_to_end(const ScenarioRun& run, Measured& m) {
-    if (run.options.peers)
-        m.peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0},
-                   PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
+    const BenchOptions& o = run.options;
     Runtime rt(run.concurrent);
     run.workload.register_kernels(rt);
-    m.end_to_end = timed_runs(run, rt, true, m.checksum, [&] { run_peers_once(run.probe.graph, m.peers); });
-    if (run.options.executor == Executor::Compute) m.golden = run.workload.verify();
+    if (!o.peers) {
+        timed_runs(run, rt, true, o.warmup, o.reps, m.checksum, m.end_to_end);
+    } else {
+        m.peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0},
+                   PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
+        const GraphRecord& graph = run.probe.graph;
+        timed_runs(run, rt, true, o.warmup, 0, m.checksum, m.end_to_end);
+        for (PeerSamples& ps : m.peers)
+            run_peer(graph, ps, false);
+        const std::uint32_t rounds = std::min(kPeerRounds, o.reps);
+        for (std::uint32_t round = 0; round < rounds; ++round) {
+            const std::uint32_t block = o.reps / rounds + (round < o.reps % rounds ? 1 : 0);
+            std::this_thread::sleep_for(kSettle);
+            timed_runs(run, rt, true, 1, block, m.checksum, m.end_to_end);
+            for (PeerSamples& ps : m.peers) {
+                std::this_thread::sleep_for(kSettle);
+                for (std::uint32_t i = 0; i <= block; ++i)
+                    run_peer(graph, ps, i != 0);
+            }
+        }
+    }
+    if (o.executor == Executor::Compute) m.golden = run.workload.verify();
 }
 
 }  // namespace

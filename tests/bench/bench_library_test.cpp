@@ -155,3 +155,26 @@ TEST_CASE("Bench::run measures a registered workload and reports it in the JSON"
     CHECK(run(bench, {"--case", "nonsense", "--json", json_path}) == 2);
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("with --peers every system gets exactly the measured repetitions asked for, in rounds of blocks",
+          "[bench][library]") {
+    const std::filesystem::path dir = pto::test::scratch_dir("bench_library_peer_rounds_test");
+    const std::string json_path = (dir / "report.json").string();
+    Bench bench("test-bench");
+    bench.add(fan_spec("fan", nullptr));
+
+    // 7 repetitions do not split evenly over the rounds: blocks of 2, 2, 1, 1, 1.
+    REQUIRE(run(bench, {"--reps", "7", "--warmup", "1", "--peers", "--no-sim", "--json", json_path}) == 0);
+    std::ifstream in(json_path);
+    const nlohmann::json results = nlohmann::json::parse(in).at("results");
+    REQUIRE(results.size() == 3);
+    for (const nlohmann::json& r : results) {
+        CAPTURE(r.dump());
+        CHECK(r.at("e2e_ns_per_task").at("samples") == 7);
+        if (r.at("peer").is_null()) continue;
+        // Only measured repetitions count: flow_graph runs each graph twice (build + run, then a replay).
+        const std::uint64_t runs_per_rep = r.at("peer") == "tbb_flow_graph" ? 2 : 1;
+        CHECK(r.at("checksum").get<std::uint64_t>() == 7 * runs_per_rep * r.at("tasks").get<std::uint64_t>());
+    }
+    std::filesystem::remove_all(dir);
+}
