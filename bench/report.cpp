@@ -47,12 +47,12 @@ nlohmann::json make_report(nlohmann::json machine, nlohmann::json results) {
 void print_table(std::ostream& out, const nlohmann::json& report) {
     const bool vs_base = has_vs_base_column(report);
     std::vector<Column> columns = {
-        {"case", 16, true},         {"mode", 17, true},     {"tier", 9, true},
-        {"peer", 15, true},         {"tasks", 6, false},    {"fw", 5, false},
-        {"subtasks", 8, false},     {"edges", 6, false},    {"orch ns/task", 12, false},
-        {"e2e ns/task", 11, false}, {"Mtask/s", 8, false},  {"sim us", 9, false},
-        {"bound us", 9, false},     {"ovh all%", 8, false}, {"dev orch us", 11, false},
-        {"ratio", 7, false}};
+        {"case", 16, true},           {"mode", 17, true},         {"tier", 9, true},
+        {"peer", 15, true},           {"tasks", 6, false},        {"fw", 5, false},
+        {"subtasks", 8, false},       {"edges", 6, false},        {"orch ns/task", 12, false},
+        {"sched ns/task", 13, false}, {"e2e ns/task", 11, false}, {"Mtask/s", 8, false},
+        {"sim us", 9, false},         {"bound us", 9, false},     {"ovh all%", 8, false},
+        {"dev orch us", 11, false},   {"ratio", 7, false}};
     if (vs_base) columns.push_back({kVsBaseColumnTitle.data(), 8, false});  // a literal: NUL-terminated
 
     const auto emit = [&](const std::vector<std::string>& cells) {
@@ -87,6 +87,7 @@ void print_table(std::ostream& out, const nlohmann::json& report) {
                                           text(field(r, "subtasks")),
                                           text(field(r, "edges")),
                                           median_of(r, "orch_ns_per_task", 1),
+                                          median_of(r, "sched_ns_per_task", 1),
                                           median_of(r, "e2e_ns_per_task", 1),
                                           tasks_per_s < 0 ? "-" : fixed(tasks_per_s / 1e6, 2),
                                           fixed(field(sim, "makespan_us"), 1),

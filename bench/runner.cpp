@@ -1,10 +1,10 @@
 // One scenario's measurements. Orchestration cost comes from serial mode (schedulers idle until the
-// orchestration function returns, window sized to hold the graph), end-to-end cost from concurrent mode;
-// both are medians over `reps` runs after `warmup` runs, on one Runtime reused across runs. With --peers
-// the end-to-end repetitions and the peers' run in rounds of blocks (see measure_end_to_end), so machine
-// drift hits all of them alike while no runtime's idle workers spin beside another's measured runs.
-// run_scenario is the sequence of steps; the exports, the model and the JSON live in scenario_exports.cpp,
-// scenario_model.cpp and scenario_json.cpp.
+// orchestration function returns, window sized to hold the graph), and so does the schedulers' cost (the
+// rest of each serial run); end-to-end cost from concurrent mode. All are medians over `reps` runs after
+// `warmup` runs, on one Runtime reused across runs. With --peers the end-to-end repetitions and the peers'
+// run in rounds of blocks (see measure_end_to_end), so machine drift hits all of them alike while no
+// runtime's idle workers spin beside another's measured runs. run_scenario is the sequence of steps; the
+// exports, the model and the JSON live in scenario_exports.cpp, scenario_model.cpp and scenario_json.cpp.
 #include "runner.h"
 
 #include <algorithm>
@@ -68,34 +68,43 @@ ScenarioRun prepare(const Scenario& scenario, const BenchOptions& o, Workload& w
     return run;
 }
 
-/// timed_runs: `warmup` unmeasured then `reps` measured runs of the workload on `rt`, each measured run
-/// appending one per-launch figure (end to end or orchestration only) to `samples`.
-void timed_runs(const ScenarioRun& run, Runtime& rt, bool end_to_end, std::uint32_t warmup,
-                std::uint32_t reps, Checksum& checksum, std::vector<double>& samples) {
+/// Samples: where timed_runs puts one figure per measured run: end to end, or (serial mode) orchestration
+/// and, when asked for, the scheduling that followed it.
+struct Samples {
+    std::vector<double>* end_to_end = nullptr;
+    std::vector<double>* orchestration = nullptr;
+    std::vector<double>* scheduling = nullptr;
+};
+
+/// timed_runs: `warmup` unmeasured then `reps` measured runs of the workload on `rt`.
+void timed_runs(const ScenarioRun& run, Runtime& rt, std::uint32_t warmup, std::uint32_t reps,
+                Checksum& checksum, const Samples& out) {
     Orchestrator orchestrator(rt);
-    samples.reserve(samples.size() + reps);
     for (std::uint32_t i = 0; i < warmup + reps; ++i) {
         run.workload.prepare_run();
         const RunReport r = orchestrator.run(run.body);
         checksum.add(r.completed);
         if (i < warmup) continue;
-        // Orchestration cost excludes pto::wait: in serial mode a wait runs the graph submitted so far.
-        samples.push_back(per_task(end_to_end ? r.end_to_end_ns : r.orchestration_ns - r.orchestrator.wait_ns,
-                                   r.kernel_tasks));
+        // Orchestration cost excludes pto::wait: in serial mode a wait runs the graph submitted so far, which
+        // is scheduling, as is everything from the end of orchestration to the end of the run.
+        const std::int64_t orchestration_ns = r.orchestration_ns - r.orchestrator.wait_ns;
+        if (out.end_to_end) out.end_to_end->push_back(per_task(r.end_to_end_ns, r.kernel_tasks));
+        if (out.orchestration) out.orchestration->push_back(per_task(orchestration_ns, r.kernel_tasks));
+        if (out.scheduling)
+            out.scheduling->push_back(per_task(r.end_to_end_ns - orchestration_ns, r.kernel_tasks));
     }
 }
 
-/// measure_orchestration: serial mode, one Runtime for every run, the orchestrating thread pinned to the CPU
-/// it runs on (cpu_pin.h says why); returns the samples and where they were taken.
-std::vector<double> measure_orchestration(const ScenarioRun& run, Checksum& checksum,
-                                          std::optional<int>& pinned) {
+/// measure_serial: serial mode, one Runtime for every run, the orchestrating thread pinned to the CPU it
+/// runs on (cpu_pin.h says why): the orchestration function's time, then the schedulers' time to run what
+/// it submitted, each alone.
+void measure_serial(const ScenarioRun& run, Measured& m) {
     Runtime rt(run.serial);
     run.workload.register_kernels(rt);
     const CpuPin pin;
-    pinned = pin.cpu();
-    std::vector<double> samples;
-    timed_runs(run, rt, false, run.options.warmup, run.options.reps, checksum, samples);
-    return samples;
+    m.orchestration_cpu = pin.cpu();
+    timed_runs(run, rt, run.options.warmup, run.options.reps, m.checksum,
+               {.orchestration = &m.orchestration, .scheduling = &m.scheduling});
 }
 
 /// run_peer: one repetition of a peer on the probe's graph; only a measured one is recorded (its figures
@@ -128,19 +137,19 @@ void measure_end_to_end(const ScenarioRun& run, Measured& m) {
     Runtime rt(run.concurrent);
     run.workload.register_kernels(rt);
     if (!o.peers) {
-        timed_runs(run, rt, true, o.warmup, o.reps, m.checksum, m.end_to_end);
+        timed_runs(run, rt, o.warmup, o.reps, m.checksum, {.end_to_end = &m.end_to_end});
     } else {
         m.peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0},
                    PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
         const GraphRecord& graph = run.probe.graph;
-        timed_runs(run, rt, true, o.warmup, 0, m.checksum, m.end_to_end);
+        timed_runs(run, rt, o.warmup, 0, m.checksum, {});
         for (PeerSamples& ps : m.peers)
             run_peer(graph, ps, false);
         const std::uint32_t rounds = std::min(kPeerRounds, o.reps);
         for (std::uint32_t round = 0; round < rounds; ++round) {
             const std::uint32_t block = o.reps / rounds + (round < o.reps % rounds ? 1 : 0);
             std::this_thread::sleep_for(kSettle);
-            timed_runs(run, rt, true, 1, block, m.checksum, m.end_to_end);
+            timed_runs(run, rt, 1, block, m.checksum, {.end_to_end = &m.end_to_end});
             for (PeerSamples& ps : m.peers) {
                 std::this_thread::sleep_for(kSettle);
                 for (std::uint32_t i = 0; i <= block; ++i)
@@ -205,7 +214,7 @@ nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
 
     const ScenarioRun run = prepare(scenario, o, *workload);
     Measured measured;
-    measured.orchestration = measure_orchestration(run, measured.checksum, measured.orchestration_cpu);
+    measure_serial(run, measured);
     measure_end_to_end(run, measured);
     export_files(run);
     if (o.profile)

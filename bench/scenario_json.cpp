@@ -41,6 +41,8 @@ nlohmann::json our_result(const ScenarioRun& run, const Measured& m, nlohmann::j
     result["orch_ns_per_task"] = orch.to_json();
     // Serial orchestration runs with the orchestrating thread pinned to this CPU (null: pinning failed).
     result["orch_pinned_cpu"] = m.orchestration_cpu ? nlohmann::json(*m.orchestration_cpu) : nlohmann::json();
+    // The schedulers' share of the work, measured alone in the same serial runs (see docs/bench.md).
+    result["sched_ns_per_task"] = summarize(m.scheduling).to_json();
     result["e2e_ns_per_task"] = e2e.to_json();
     result["tasks_per_s"] = e2e.median > 0 ? 1e9 / e2e.median : 0.0;
     result["scheduler_threads"] = run.concurrent.scheduler_threads;

@@ -53,6 +53,7 @@ struct PeerSamples {
 /// Measured: what the timed runs produced.
 struct Measured {
     std::vector<double> orchestration;     ///< serial ns per launch
+    std::vector<double> scheduling;        ///< serial: the schedulers' time after orchestration, per launch
     std::optional<int> orchestration_cpu;  ///< the CPU the serial runs were pinned to, if pinning worked
     std::vector<double> end_to_end;        ///< concurrent ns per launch
     std::vector<PeerSamples> peers;        ///< --peers only

@@ -50,6 +50,9 @@ void check_result(const nlohmann::json& r) {
     // The serial runs are pinned to one CPU, and the result says which (null only where pinning failed).
     REQUIRE(r.contains("orch_pinned_cpu"));
     CHECK((r.at("orch_pinned_cpu").is_null() || r.at("orch_pinned_cpu").get<int>() >= 0));
+    // The same serial runs time the schedulers running what was submitted, one figure per measured run.
+    check_summary(r.at("sched_ns_per_task"));
+    CHECK(r.at("sched_ns_per_task").at("samples") == r.at("reps"));
     check_summary(r.at("e2e_ns_per_task"));
     CHECK(r.at("tasks_per_s").get<double>() > 0.0);
     const nlohmann::json& sim = r.at("sim");
@@ -90,6 +93,7 @@ TEST_CASE("a short paged-attention sweep writes a complete pto-bench/1 report", 
     CHECK(results.at(0).at("edges") == 1440);
     const std::string text = pto::test::read_text(dir / "stdout.txt");
     CHECK(text.find("orch ns/task") != std::string::npos);
+    CHECK(text.find("sched ns/task") != std::string::npos);
     CHECK(text.find("vs Base") == std::string::npos);  // no baseline, no column
 }
 
