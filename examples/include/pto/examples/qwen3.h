@@ -187,7 +187,6 @@ class Problem {
     void reset();
 
   private:
-    Problem() = default;
     explicit Problem(const Shapes& shapes);
 
     struct Row {
