@@ -4,7 +4,8 @@
 # With the bench (WITH_BENCH), it also runs the installed pto-bench, and the consumer's own benchmark
 # (diamond_bench, a workload registered with pto::bench) with --json, and checks that report here.
 # Inputs (-D): BUILD_DIR, PREFIX, CONSUMER_SOURCE, CONSUMER_BUILD, CXX_COMPILER, BUILD_TYPE, GENERATOR,
-# SANITIZE_FLAGS (the sanitizer flags the libraries were built with, so the consumer links against them),
+# BUILD_TYPE_FLAGS (the build's flags for BUILD_TYPE, e.g. the sanitizer builds' -O1 -g1), SANITIZE_FLAGS
+# (the sanitizer flags the libraries were built with, so the consumer links against them),
 # WITH_BENCH (whether the build tree has the bench).
 cmake_minimum_required(VERSION 3.25)
 
@@ -40,11 +41,15 @@ step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})
 set(configure_args -S ${CONSUMER_SOURCE} -B ${CONSUMER_BUILD} -G ${GENERATOR}
     -DCMAKE_PREFIX_PATH=${PREFIX} -DPTO_EXPECTED_PREFIX=${PREFIX} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
     -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DPTO_EXPECT_BENCH=${WITH_BENCH})
+if(BUILD_TYPE AND BUILD_TYPE_FLAGS)
+    string(TOUPPER "${BUILD_TYPE}" build_type_upper)
+    list(APPEND configure_args "-DCMAKE_CXX_FLAGS_${build_type_upper}=${BUILD_TYPE_FLAGS}")
+endif()
 if(SANITIZE_FLAGS)
     list(APPEND configure_args "-DCMAKE_CXX_FLAGS=${SANITIZE_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${SANITIZE_FLAGS}")
 endif()
 step("configure the consumer" ${CMAKE_COMMAND} ${configure_args})
-step("build the consumer" ${CMAKE_COMMAND} --build ${CONSUMER_BUILD})
+step("build the consumer" ${CMAKE_COMMAND} --build ${CONSUMER_BUILD} --parallel 2)
 step("run the consumer" ${CONSUMER_BUILD}/pto_consumer)
 message(STATUS "[install test] consumer output:\n${step_output}")
 
