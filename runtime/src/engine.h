@@ -13,6 +13,7 @@
 #include "dispatch_control.h"
 #include "edge_pool.h"
 #include "failure_log.h"
+#include "local_ready.h"
 #include "pto/runtime/config.h"
 #include "pto/runtime/kernels.h"
 #include "pto/runtime/stats.h"
@@ -38,6 +39,9 @@ struct CompletionContext {
     CompletionCounters counters;
     std::vector<std::uint32_t> cancelled_ready;  // consumers made ready while cancelled; drained iteratively
     bool pushed_ready = false;                   // pushed work a sleeping scheduler may want
+    // A scheduler thread's stash (local_ready.h): kernel tasks it makes ready go there first. Null on the
+    // orchestrator, whose ready tasks are for the schedulers.
+    LocalReady* local_ready = nullptr;
 };
 
 class Engine {
@@ -80,7 +84,8 @@ class Engine {
     /// that takes its fanin to zero makes it ready. Completers call it per consumer; the orchestrator for
     /// consumers it links to a producer that had already completed.
     void release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx);
-    /// make_ready: hands a task whose fanin reached zero to its ready queue (or ends it if cancelled).
+    /// make_ready: hands a task whose fanin reached zero to the caller's stash if it has one with room, else
+    /// to its ready queue (or ends it if cancelled).
     void make_ready(std::uint32_t slot, CompletionContext& ctx);
     /// drop_reference: one reference of `slot` released (scope end, consumer done, own completion).
     void drop_reference(std::uint32_t slot);

@@ -35,15 +35,21 @@ void cpu_relax() {
 
 }  // namespace
 
-/// EngineQueues: the lock-free ready queues as HeldReadySource takes blocks from them. Popping a task takes
-/// its queue token: while held, only this thread claims its blocks, so blocks_claimed needs no RMW.
+/// EngineQueues: the thread's stash, then the lock-free ready queues, as HeldReadySource takes blocks from
+/// them. Popping a task takes its queue token: while held, only this thread claims its blocks, so
+/// blocks_claimed needs no RMW. A task handed back with blocks left goes to the shared queue, where other
+/// threads can spread its blocks.
 class EngineQueues {
   public:
-    explicit EngineQueues(Engine& engine) : engine_(engine) {}
+    EngineQueues(Engine& engine, LocalReady& local) : engine_(engine), local_(local) {}
 
-    bool try_pop(Shape shape, std::uint32_t& slot) { return engine_.ready.try_pop(shape, slot); }
+    bool try_pop(Shape shape, std::uint32_t& slot) {
+        return local_.try_pop(shape, slot) || engine_.ready.try_pop(shape, slot);
+    }
     void push(Shape shape, std::uint32_t slot) { engine_.ready.push(shape, slot); }
-    [[nodiscard]] bool is_empty(Shape shape) const { return engine_.ready.is_empty(shape); }
+    [[nodiscard]] bool is_empty(Shape shape) const {
+        return local_.is_empty(shape) && engine_.ready.is_empty(shape);
+    }
     std::uint32_t claim_block(std::uint32_t slot) {
         TaskSlot& task = engine_.tasks[slot];
         // Relaxed: the token's previous holder pushed with release and our pop acquired.
@@ -55,6 +61,7 @@ class EngineQueues {
 
   private:
     Engine& engine_;
+    LocalReady& local_;
 };
 
 /// Scheduler::Backend: the shared pass on real threads. The clock is the steady clock (read once per phase,
@@ -71,7 +78,7 @@ class Scheduler::Backend {
     static constexpr bool kPendingMayHaveEnded = false;
 
     explicit Backend(Scheduler& scheduler)
-        : s_(scheduler), engine_(scheduler.engine_), queues_(scheduler.engine_) {}
+        : s_(scheduler), engine_(scheduler.engine_), queues_(scheduler.engine_, scheduler.local_ready_) {}
 
     [[nodiscard]] std::span<ClusterState> clusters() const { return s_.clusters(); }
     EngineQueues& ready() { return queues_; }
@@ -84,6 +91,7 @@ class Scheduler::Backend {
         subtasks_before_ = s_.stats_.subtasks_completed;
         framework_completed_ = 0;
         placed_ = 0;
+        dispatch_rounds_ = 0;
         s_.ctx_.pushed_ready = false;
         now_ = (E != Executor::Instant || s_.settings_.record_subtasks) ? now_ns() : 0;
         if constexpr (kPollsCores) {
@@ -170,7 +178,10 @@ class Scheduler::Backend {
     // ---- dispatch
     void begin_dispatch() {}
     [[nodiscard]] bool aborting() const { return engine_.control.abort_requested(); }
-    bool cancel_queued() { return engine_.cancel_queued(s_.ctx_); }
+    bool cancel_queued() {
+        hand_over_stash();
+        return engine_.cancel_queued(s_.ctx_);
+    }
     [[nodiscard]] IdleElsewhere idle_elsewhere() const {
         IdleElsewhere idle;
         if constexpr (E != Executor::Instant) {
@@ -203,12 +214,21 @@ class Scheduler::Backend {
     }
     void end_dispatch(std::uint32_t placed) {
         s_.flush_finished_blocks();
-        placed_ = placed;
+        placed_ += placed;
+        ++dispatch_rounds_;
         if constexpr (E != Executor::Instant) s_.publish_idle_cores();
+    }
+    /// redispatch: whether the pass dispatches again before it ends. With the instant executor the blocks
+    /// of a round end as they are written, and the flush above may have made their consumers ready into
+    /// the stash: dispatching them in this pass keeps a chain on this thread. Bounded, so the pass still
+    /// publishes its progress regularly.
+    [[nodiscard]] bool redispatch() const {
+        return E == Executor::Instant && dispatch_rounds_ < kMaxDispatchRounds && !s_.local_ready_.is_empty();
     }
 
     // ---- publish
     void end_pass(bool progressed) {
+        hand_over_stash();
         const std::uint64_t ended = s_.ctx_.counters.total() - finished_before_;
         if (ended != 0)
             engine_.add_finished(ended);
@@ -227,7 +247,14 @@ class Scheduler::Backend {
     }
 
   private:
+    static constexpr std::uint32_t kMaxDispatchRounds = 16;
+
     [[nodiscard]] std::int64_t now_ns() const { return s_.now_ns(); }
+    /// hand_over_stash: what the stash still holds goes to the shared queues, for any thread to take.
+    void hand_over_stash() {
+        if (s_.local_ready_.drain([&](Shape shape, std::uint32_t slot) { engine_.ready.push(shape, slot); }))
+            s_.ctx_.pushed_ready = true;
+    }
 
     Scheduler& s_;
     Engine& engine_;
@@ -240,6 +267,7 @@ class Scheduler::Backend {
     std::uint64_t subtasks_before_ = 0;
     std::uint64_t framework_completed_ = 0;
     std::uint32_t placed_ = 0;
+    std::uint32_t dispatch_rounds_ = 0;
     std::uint32_t busy_ = 0;
     std::int64_t oldest_start_ = 0;
     std::uint64_t oldest_task_ = ~0ull;
@@ -264,6 +292,7 @@ Scheduler::Scheduler(Engine& engine, const RunSettings& settings, ComputePool* c
     }
     pass_.prepare(cluster_count_);
     ctx_.cancelled_ready.reserve(config.window_tasks);
+    ctx_.local_ready = &local_ready_;
     finished_blocks_.reserve(pass_.placements.size());
     thread_ = std::thread([this] { thread_main(); });
 }

@@ -108,6 +108,7 @@ class Scheduler {
         bool failed;
     };
     std::vector<FinishedBlocks> finished_blocks_;
+    LocalReady local_ready_;  // empty between passes (local_ready.h)
     CompletionContext ctx_;
     SchedulerStats stats_;
     std::vector<SubtaskRecord> records_;

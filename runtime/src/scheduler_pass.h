@@ -6,7 +6,8 @@
 //   complete        each ended subtask in turn: its SubtaskRecord, the MIX lane count, then its block ends;
 //   dependency-only each queued dependency-only task in turn is completed;
 //   dispatch        the occupancy snapshot, plan_dispatch over the ready queues, and the writes of the
-//                   placements into the cores' running and pending slots;
+//                   placements into the cores' running and pending slots; repeated while the back end
+//                   asks for another round (blocks that ended as they were written released work);
 //   publish         the back end publishes what the pass did (progress, wake-ups, statistics).
 //
 // What differs between threads and virtual time is the back end: the clock, the ready queues, the core
@@ -40,7 +41,9 @@
 //   pushed_back()                         the source returned tasks with unclaimed blocks to their queues
 //   begin_writes(placed), charge_write(cores), make_ref(const Placement&, const Core&)
 //   start(Cluster&, Core&) -> optional<SubtaskEnd>   the running subtask starts (a value: it ended at once)
-//   end_dispatch(placed), end_pass(progressed)
+//   end_dispatch(placed)                  the round's writes are done (it may be followed by another round)
+//   redispatch()                          whether the pass runs another dispatch round before it ends
+//   end_pass(progressed)
 #pragma once
 
 #include <cstdint>
@@ -239,6 +242,7 @@ class SchedulerPass {
                 break;
         }
         dispatch();
+        if (b_.redispatch()) return PassStep::Dispatch;
         b_.end_pass(s_.progressed);
         return PassStep::Idle;
     }

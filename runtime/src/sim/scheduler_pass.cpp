@@ -114,6 +114,8 @@ class Simulator::PassBackend {
     }
     static std::optional<SubtaskEnd> start(SimCluster&, SimCore&) { return std::nullopt; }
     void end_dispatch(std::uint32_t) {}
+    /// redispatch: one round per pass; a subtask never ends as it is written here.
+    [[nodiscard]] static constexpr bool redispatch() { return false; }
 
     // ---- publish ----
     void end_pass(bool progressed) { sim_.end_pass(s_, clock_, progressed); }
