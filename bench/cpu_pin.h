@@ -1,8 +1,9 @@
-// CpuPin: keeps the calling thread on the CPU it runs on for the lifetime of the object. The serial
-// orchestration figures are measured pinned: unpinned, a process on this kind of machine (a 2-vCPU guest)
-// settles at a fast or a slow level 1.4-2x apart from one process to the next, depending on where the
-// scheduler places and migrates it; pinned, repeated processes agree. The runtime's own threads, created
-// before, keep their affinity.
+// CpuPin: keeps the calling thread on the CPU it runs on for the lifetime of the object; threads it starts
+// meanwhile inherit the pin. The serial orchestration figures are measured with the orchestrating thread and
+// the runtime's scheduler threads on that one CPU: otherwise, on this kind of machine (a 2-vCPU guest), a
+// run's orchestration first pulls back every line the previous run's scheduling left in the other CPU's
+// cache, and the figures land 1.4-2x apart from run to run depending on where the operating system put
+// the schedulers. Threads started before the pin keep their affinity.
 #pragma once
 
 #include <optional>

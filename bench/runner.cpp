@@ -95,14 +95,14 @@ void timed_runs(const ScenarioRun& run, Runtime& rt, std::uint32_t warmup, std::
     }
 }
 
-/// measure_serial: serial mode, one Runtime for every run, the orchestrating thread pinned to the CPU it
-/// runs on (cpu_pin.h says why): the orchestration function's time, then the schedulers' time to run what
-/// it submitted, each alone.
+/// measure_serial: serial mode, one Runtime for every run, created after the pin so that its scheduler
+/// threads share the orchestrating thread's CPU (cpu_pin.h says why): the orchestration function's time,
+/// then the schedulers' time to run what it submitted, each alone.
 void measure_serial(const ScenarioRun& run, Measured& m) {
-    Runtime rt(run.serial);
-    run.workload.register_kernels(rt);
     const CpuPin pin;
     m.orchestration_cpu = pin.cpu();
+    Runtime rt(run.serial);
+    run.workload.register_kernels(rt);
     timed_runs(run, rt, run.options.warmup, run.options.reps, m.checksum,
                {.orchestration = &m.orchestration, .scheduling = &m.scheduling});
 }

@@ -39,7 +39,7 @@ nlohmann::json our_result(const ScenarioRun& run, const Measured& m, nlohmann::j
     const Summary e2e = summarize(m.end_to_end);
     nlohmann::json result = identity_json(run, nullptr);
     result["orch_ns_per_task"] = orch.to_json();
-    // Serial orchestration runs with the orchestrating thread pinned to this CPU (null: pinning failed).
+    // The serial runs (orchestration, then the schedulers) are pinned to this CPU (null: pinning failed).
     result["orch_pinned_cpu"] = m.orchestration_cpu ? nlohmann::json(*m.orchestration_cpu) : nlohmann::json();
     // The schedulers' share of the work, measured alone in the same serial runs (see docs/bench.md).
     result["sched_ns_per_task"] = summarize(m.scheduling).to_json();

@@ -109,7 +109,8 @@ TEST_CASE("long chains run whole with the instant executor, each task once and i
                         if (l % 7 == 0)
                             prev = submit_mix(FuncId{0}, FuncId{1}, FuncId{2}, a).task_id();
                         else if (l % 3 == 0)
-                            prev = submit_aic(FuncId{1}, a.block_num(1 + l % 5)).task_id();
+                            prev = submit_aic(FuncId{1}, a.block_num(static_cast<std::uint32_t>(1 + l % 5)))
+                                       .task_id();
                         else
                             prev = submit_aiv(FuncId{2}, a).task_id();
                     }
