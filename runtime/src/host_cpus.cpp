@@ -24,10 +24,11 @@ std::uint32_t usable_cpus() {
 
 std::uint32_t awake_scheduler_limit(Executor executor, std::uint32_t scheduler_threads, std::uint32_t cpus) {
     if (executor != Executor::Instant) return scheduler_threads;
-    // Not one CPU fewer for the orchestrator: a single awake scheduler parks in the orchestrator's gaps
-    // between pushes, and then every push after a gap pays a futex wake on the orchestrator's thread
+    // One CPU is left to the orchestrator: with the stash (local_ready.h) a lone awake scheduler runs the
+    // chains it releases by itself, and a second awake one mostly took CPU time from the orchestrator
     // (docs/benchmarks.md, "End to end on an oversubscribed host"). At least one stays wakeable.
-    return std::clamp(cpus, 1u, scheduler_threads);
+    const std::uint32_t for_schedulers = cpus > 1 ? cpus - 1 : 1;
+    return std::min(for_schedulers, std::max(scheduler_threads, 1u));
 }
 
 }  // namespace pto::detail

@@ -14,10 +14,10 @@ namespace pto::detail {
 
 /// awake_scheduler_limit: how many scheduler threads a push of ready work keeps awake, given the CPUs the
 /// process may use. With the instant executor a subtask ends as it is placed, so any awake scheduler can
-/// place any block on its own clusters: one awake thread per CPU is enough, and more only share CPUs with
-/// each other and with the orchestrator. With the timed and compute executors a block can only go to a
-/// thread with an idle core, which may be a sleeping one, so every scheduler may be woken (the limit is
-/// the thread count).
+/// place any block on its own clusters: one awake thread per CPU but the orchestrator's is enough (at
+/// least one), and more only share CPUs with each other and with the orchestrator. With the timed and compute
+/// executors a block can only go to a thread with an idle core, which may be a sleeping one, so every
+/// scheduler may be woken (the limit is the thread count).
 [[nodiscard]] std::uint32_t awake_scheduler_limit(Executor executor, std::uint32_t scheduler_threads,
                                                   std::uint32_t cpus);
 

@@ -20,13 +20,15 @@ using namespace pto;
 using pto::detail::awake_scheduler_limit;
 using pto::detail::WakeUps;
 
-TEST_CASE("the instant executor keeps one awake scheduler per CPU", "[runtime][wake]") {
-    CHECK(awake_scheduler_limit(Executor::Instant, 3, 1) == 1);
-    CHECK(awake_scheduler_limit(Executor::Instant, 3, 2) == 2);
-    CHECK(awake_scheduler_limit(Executor::Instant, 3, 3) == 3);
+TEST_CASE("the instant executor keeps one awake scheduler per CPU but the orchestrator's",
+          "[runtime][wake]") {
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 1) == 1);  // at least one stays wakeable
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 2) == 1);
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 3) == 2);
+    CHECK(awake_scheduler_limit(Executor::Instant, 3, 4) == 3);
     CHECK(awake_scheduler_limit(Executor::Instant, 3, 64) == 3);
     CHECK(awake_scheduler_limit(Executor::Instant, 1, 1) == 1);
-    CHECK(awake_scheduler_limit(Executor::Instant, 4, 0) == 1);  // at least one stays wakeable
+    CHECK(awake_scheduler_limit(Executor::Instant, 4, 0) == 1);
     // A block of the timed and compute executors may need a sleeping thread's idle core: all stay wakeable.
     for (Executor e : {Executor::Timed, Executor::Compute}) {
         CHECK(awake_scheduler_limit(e, 3, 1) == 3);
