@@ -63,7 +63,7 @@ TEST_CASE("work a busy scheduler made ready reaches an idle one", "[runtime][loc
     config.record_subtasks = true;
     Runtime rt(config);
     rt.register_kernel(FuncId{0}, KernelInfo{"producer", 100.0, nullptr, nullptr});
-    rt.register_kernel(FuncId{1}, KernelInfo{"consumer", 20000.0, nullptr, nullptr});  // 20 ms
+    rt.register_kernel(FuncId{1}, KernelInfo{"consumer", 50000.0, nullptr, nullptr});  // 50 ms
     std::set<std::uint64_t> consumers;
     pto::run(rt, [&] {
         PTO2_SCOPE(MANUAL) {
