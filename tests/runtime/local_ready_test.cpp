@@ -4,9 +4,7 @@
 // long chains that stay on one thread through many rounds.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cstdint>
-#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -14,6 +12,7 @@
 
 #include "local_ready.h"
 #include "pto/scope/orchestration.h"
+#include "support/graph_checks.h"
 
 using namespace pto;
 using pto::detail::LocalReady;
@@ -122,21 +121,8 @@ TEST_CASE("long chains run whole with the instant executor, each task once and i
         const RunReport& report = rt.last_report();
         REQUIRE(report.completed == report.submitted);
         // Every subtask ran once, and none started before its producers' last subtask ended.
-        std::map<std::uint64_t, std::int64_t> last_end;
-        std::map<std::uint64_t, std::int64_t> first_start;
-        std::map<std::pair<std::uint64_t, std::uint32_t>, int> runs;
-        for (const SubtaskRecord& r : rt.subtasks()) {
-            ++runs[{r.task.value, r.block_idx * 4 + r.lane}];
-            auto [e, fresh_end] = last_end.emplace(r.task.value, r.end_ns);
-            if (!fresh_end) e->second = std::max(e->second, r.end_ns);
-            auto [s, fresh_start] = first_start.emplace(r.task.value, r.start_ns);
-            if (!fresh_start) s->second = std::min(s->second, r.start_ns);
-        }
-        for (const auto& [key, n] : runs)
-            CHECK(n == 1);
-        CHECK(first_start.size() == rt.graph().tasks.size());
-        for (const RecordedTask& t : rt.graph().tasks)
-            for (TaskId p : rt.graph().producers_of(t))
-                CHECK(last_end.at(p.value) <= first_start.at(t.id.value));
+        const GraphRecord& g = rt.graph();
+        CHECK(pto::test::check_exactly_once_records(g, rt.subtasks()).empty());
+        CHECK(pto::test::check_ordering(g, pto::test::spans_from_subtasks(g, rt.subtasks())).empty());
     }
 }
