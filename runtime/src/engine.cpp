@@ -102,9 +102,7 @@ void Engine::make_ready(std::uint32_t slot, CompletionContext& ctx) {
         ctx.cancelled_ready.push_back(slot);
         return;
     }
-    if (ctx.local_ready != nullptr && task.shape != Shape::DependencyOnly &&
-        ctx.local_ready->try_push(task.shape, slot))
-        return;
+    if (ctx.local_ready != nullptr && ctx.local_ready->try_push(task.shape, slot)) return;
     ready.push(task.shape, slot);
     ctx.pushed_ready = true;
 }

@@ -21,8 +21,10 @@ class LocalReady {
     /// Tasks kept per shape; a task made ready beyond that goes to the shared queue at once.
     static constexpr std::uint32_t kCapacity = 32;
 
-    /// try_push: keeps kernel task `slot` (AIC, AIV or MIX); false when that shape's stash is full.
+    /// try_push: keeps kernel task `slot` (AIC, AIV or MIX); false when that shape's stash is full, and
+    /// always for a dependency-only task.
     bool try_push(Shape shape, std::uint32_t slot) {
+        if (index(shape) >= kShapes) return false;
         Fifo& f = fifos_[index(shape)];
         if (f.tail - f.head == kCapacity) return false;
         f.slots[f.tail++ % kCapacity] = slot;

@@ -34,6 +34,7 @@ TEST_CASE("the stash keeps each shape's tasks in order, up to its capacity", "[r
     CHECK(slot == 100);
     REQUIRE(stash.try_push(Shape::AIC, 200));  // room again, and the ring wraps
     // Dependency-only tasks are never kept: they always go to the shared queue.
+    CHECK_FALSE(stash.try_push(Shape::DependencyOnly, 9));
     CHECK(stash.is_empty(Shape::DependencyOnly));
     CHECK_FALSE(stash.try_pop(Shape::DependencyOnly, slot));
 
