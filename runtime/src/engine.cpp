@@ -103,7 +103,10 @@ void Engine::make_ready(std::uint32_t slot, CompletionContext& ctx) {
         return;
     }
     if (ctx.local_ready != nullptr && ctx.local_ready->try_push(task.shape, slot)) return;
-    ready.push(task.shape, slot);
+    if (ctx.stages_ready)
+        ready.stage(task.shape, slot);
+    else
+        ready.push(task.shape, slot);
     ctx.pushed_ready = true;
 }
 

@@ -42,6 +42,8 @@ struct CompletionContext {
     // A scheduler thread's stash (local_ready.h): kernel tasks it makes ready go there first. Null on the
     // orchestrator, whose ready tasks are for the schedulers.
     LocalReady* local_ready = nullptr;
+    // The orchestrator's: ready tasks are staged in its feed and published in batches (ReadyQueues::stage).
+    bool stages_ready = false;
 };
 
 class Engine {
@@ -54,8 +56,9 @@ class Engine {
     // ---- The parts
     // Who touches each: tasks (orchestrator writes a slot before publishing it; then its atomics, any
     // thread); args (orchestrator writes, compute workers read); edges (orchestrator allocates and frees,
-    // completers read published nodes); ready (any thread pushes, schedulers pop); kernels (changed only
-    // between runs); wake, progress, control, failures: see their headers.
+    // completers read published nodes); ready (any thread pushes; the orchestrator through its feed;
+    // schedulers pop); kernels (changed only between runs); wake, progress, control, failures: see their
+    // headers.
     TaskTable tasks;
     ArgRing args;
     EdgePool edges;

@@ -24,6 +24,7 @@ void Runtime::Impl::check_drained(std::uint64_t counted) const {
     expect(linker.is_drained(), "edges are still staged");
     expect(edge_table_holds.held() == 0, "template edge tables are still held");
     expect(engine.ready.all_empty(), "a ready queue is not empty");
+    expect(!engine.ready.has_staged(), "ready tasks are still staged by the orchestrator");
     if (broken.empty()) [[likely]]
         return;
     std::fprintf(stderr,

@@ -168,8 +168,9 @@ struct Runtime::Impl {
     [[noreturn]] void throw_awaited_unsuccessful(TaskId task);
     [[noreturn]] void throw_deadlock(std::string_view knob) const;
     std::uint64_t knob_value(std::string_view knob) const;
-    /// finish_orchestrator_completions: ends the tasks the orchestrator's own completions cancelled and
-    /// publishes what ended on this thread, like a scheduler pass; usually there is nothing to do.
+    /// finish_orchestrator_completions: ends the tasks the orchestrator's own completions cancelled, publishes
+    /// what ended on this thread, like a scheduler pass, and the ready tasks it staged (ReadyQueues::stage).
+    /// Every call that can make a task ready ends with it, so nothing staged outlives the call.
     void finish_orchestrator_completions() {
         if (!orchestrator_ctx.cancelled_ready.empty() || orchestrator_ctx.pushed_ready ||
             orchestrator_ctx.counters.total() != orchestrator_finished_published)

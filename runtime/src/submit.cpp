@@ -150,6 +150,7 @@ void Runtime::Impl::publish_orchestrator_completions() {
     orchestrator_finished_published = ended;
     if (orchestrator_ctx.pushed_ready) {
         orchestrator_ctx.pushed_ready = false;
+        engine.ready.publish();
         if (config.orchestration == OrchestrationMode::Concurrent) engine.wake.wake_sleeping_schedulers();
     }
 }
