@@ -68,10 +68,11 @@ ScenarioRun prepare(const Scenario& scenario, const BenchOptions& o, Workload& w
     return run;
 }
 
-/// Samples: where timed_runs puts one figure per measured run: end to end, or (serial mode) orchestration
-/// and, when asked for, the scheduling that followed it.
+/// Samples: where timed_runs puts one figure per measured run: end to end and the orchestration within it,
+/// or (serial mode) orchestration and, when asked for, the scheduling that followed it.
 struct Samples {
     std::vector<double>* end_to_end = nullptr;
+    std::vector<double>* end_to_end_orchestration = nullptr;
     std::vector<double>* orchestration = nullptr;
     std::vector<double>* scheduling = nullptr;
 };
@@ -89,6 +90,8 @@ void timed_runs(const ScenarioRun& run, Runtime& rt, std::uint32_t warmup, std::
         // is scheduling, as is everything from the end of orchestration to the end of the run.
         const std::int64_t orchestration_ns = r.orchestration_ns - r.orchestrator.wait_ns;
         if (out.end_to_end) out.end_to_end->push_back(per_task(r.end_to_end_ns, r.kernel_tasks));
+        if (out.end_to_end_orchestration)
+            out.end_to_end_orchestration->push_back(per_task(orchestration_ns, r.kernel_tasks));
         if (out.orchestration) out.orchestration->push_back(per_task(orchestration_ns, r.kernel_tasks));
         if (out.scheduling)
             out.scheduling->push_back(per_task(r.end_to_end_ns - orchestration_ns, r.kernel_tasks));
@@ -137,7 +140,8 @@ void measure_end_to_end(const ScenarioRun& run, Measured& m) {
     Runtime rt(run.concurrent);
     run.workload.register_kernels(rt);
     if (!o.peers) {
-        timed_runs(run, rt, o.warmup, o.reps, m.checksum, {.end_to_end = &m.end_to_end});
+        timed_runs(run, rt, o.warmup, o.reps, m.checksum,
+                   {.end_to_end = &m.end_to_end, .end_to_end_orchestration = &m.end_to_end_orchestration});
     } else {
         m.peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0},
                    PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
@@ -149,7 +153,9 @@ void measure_end_to_end(const ScenarioRun& run, Measured& m) {
         for (std::uint32_t round = 0; round < rounds; ++round) {
             const std::uint32_t block = o.reps / rounds + (round < o.reps % rounds ? 1 : 0);
             std::this_thread::sleep_for(kSettle);
-            timed_runs(run, rt, 1, block, m.checksum, {.end_to_end = &m.end_to_end});
+            timed_runs(
+                run, rt, 1, block, m.checksum,
+                {.end_to_end = &m.end_to_end, .end_to_end_orchestration = &m.end_to_end_orchestration});
             for (PeerSamples& ps : m.peers) {
                 std::this_thread::sleep_for(kSettle);
                 for (std::uint32_t i = 0; i <= block; ++i)

@@ -44,6 +44,8 @@ nlohmann::json our_result(const ScenarioRun& run, const Measured& m, nlohmann::j
     // The schedulers' share of the work, measured alone in the same serial runs (see docs/bench.md).
     result["sched_ns_per_task"] = summarize(m.scheduling).to_json();
     result["e2e_ns_per_task"] = e2e.to_json();
+    // How much of it the orchestration function took, in the same runs (see docs/bench.md).
+    result["e2e_orch_ns_per_task"] = summarize(m.end_to_end_orchestration).to_json();
     result["tasks_per_s"] = e2e.median > 0 ? 1e9 / e2e.median : 0.0;
     result["scheduler_threads"] = run.concurrent.scheduler_threads;
     if (o.executor != Executor::Instant) {

@@ -56,9 +56,12 @@ struct Measured {
     std::vector<double> scheduling;        ///< serial: the schedulers' time after orchestration, per launch
     std::optional<int> orchestration_cpu;  ///< the CPU the serial runs were pinned to, if pinning worked
     std::vector<double> end_to_end;        ///< concurrent ns per launch
-    std::vector<PeerSamples> peers;        ///< --peers only
-    std::string golden;                    ///< compute executor: the workload's verify() (empty = match)
-    nlohmann::json profile;                ///< --profile only
+    /// the same concurrent runs' orchestration function, per launch: the orchestrator's time while the
+    /// schedulers ran beside it (end_to_end minus this is the tail, the draining after it returned)
+    std::vector<double> end_to_end_orchestration;
+    std::vector<PeerSamples> peers;  ///< --peers only
+    std::string golden;              ///< compute executor: the workload's verify() (empty = match)
+    nlohmann::json profile;          ///< --profile only
     Checksum checksum;
 };
 

@@ -54,6 +54,13 @@ void check_result(const nlohmann::json& r) {
     check_summary(r.at("sched_ns_per_task"));
     CHECK(r.at("sched_ns_per_task").at("samples") == r.at("reps"));
     check_summary(r.at("e2e_ns_per_task"));
+    // The concurrent runs' orchestration, one figure per measured run; each run's orchestration ends before
+    // the run does, so every order statistic is at most end to end's.
+    check_summary(r.at("e2e_orch_ns_per_task"));
+    CHECK(r.at("e2e_orch_ns_per_task").at("samples") == r.at("e2e_ns_per_task").at("samples"));
+    for (const char* stat : {"min", "median", "max"})
+        CHECK(r.at("e2e_orch_ns_per_task").at(stat).get<double>() <=
+              r.at("e2e_ns_per_task").at(stat).get<double>());
     CHECK(r.at("tasks_per_s").get<double>() > 0.0);
     const nlohmann::json& sim = r.at("sim");
     CHECK(sim.at("makespan_us").get<double>() >= sim.at("lower_bound_us").get<double>());
