@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "pto/runtime/task_desc.h"
+#include "task_slot.h"
 
 namespace pto::detail {
 
@@ -107,9 +108,11 @@ class ArgRing {
     [[nodiscard]] std::byte* block(std::uint64_t offset) { return bytes_.get() + offset; }
 
   private:
+    // Compute workers read the records through bytes_; only the orchestrator moves the cursors, on every
+    // submit, so they live on their own lines (see EdgePool).
     std::unique_ptr<std::byte[]> bytes_;
     std::uint64_t capacity_;
-    std::uint64_t head_ = 0;
+    alignas(kFalseSharingRange) std::uint64_t head_ = 0;
     std::uint64_t tail_ = 0;
     std::uint64_t head_offset_ = 0;
 };

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "task_slot.h"
+
 namespace pto::detail {
 
 /// EdgeNode: one producer->consumer edge of a dynamically submitted task. Allocated when the consumer is
@@ -42,10 +44,12 @@ class EdgePool {
     void reset() { head_ = tail_ = 0; }
 
   private:
+    // Completers read these two on every edge they follow; the orchestrator moves the cursors below on
+    // every edge it links, so they live apart: sharing a line made each link a cross-CPU transfer.
     std::unique_ptr<EdgeNode[]> nodes_;
     std::uint64_t mask_;
-    std::uint64_t head_ = 0;  // next node to allocate
-    std::uint64_t tail_ = 0;  // oldest node still in use
+    alignas(kFalseSharingRange) std::uint64_t head_ = 0;  // next node to allocate
+    std::uint64_t tail_ = 0;                              // oldest node still in use
 };
 
 }  // namespace pto::detail

@@ -168,9 +168,10 @@ struct Runtime::Impl {
     [[noreturn]] void throw_awaited_unsuccessful(TaskId task);
     [[noreturn]] void throw_deadlock(std::string_view knob) const;
     std::uint64_t knob_value(std::string_view knob) const;
-    /// finish_orchestrator_completions: ends the tasks the orchestrator's own completions cancelled, publishes
-    /// what ended on this thread, like a scheduler pass, and the ready tasks it staged (ReadyQueues::stage).
-    /// Every call that can make a task ready ends with it, so nothing staged outlives the call.
+    /// finish_orchestrator_completions: ends the tasks the orchestrator's own completions cancelled,
+    /// publishes what ended on this thread, like a scheduler pass, and the ready tasks it staged
+    /// (ReadyQueues::stage). Every call that can make a task ready ends with it, so nothing staged outlives
+    /// the call.
     void finish_orchestrator_completions() {
         if (!orchestrator_ctx.cancelled_ready.empty() || orchestrator_ctx.pushed_ready ||
             orchestrator_ctx.counters.total() != orchestrator_finished_published)
@@ -187,9 +188,12 @@ struct Runtime::Impl {
     std::vector<std::unique_ptr<detail::Scheduler>> schedulers;
 
     // ---- Orchestrator-private components
-    detail::TaskWindow window;                // ids, id -> slot, ring marks, scope holds, in-order retirement
-    detail::EdgeLinker linker;                // producer selection, staged edges, flush
-    detail::HeapRing heap;                    // runtime-allocated buffers
+    // The first line the orchestrator writes on every submit: apart from the parts above, which the
+    // scheduler threads read (settings each pass), so no line is shared with them.
+    alignas(detail::kFalseSharingRange) detail::TaskWindow window;  // ids, id -> slot, ring marks, scope
+                                                                    // holds, in-order retirement
+    detail::EdgeLinker linker;                                      // producer selection, staged edges, flush
+    detail::HeapRing heap;                                          // runtime-allocated buffers
     detail::AllocLayout alloc_layout;         // sizes and views of the last alloc_tensors request
     detail::EdgeTableHolds edge_table_holds;  // template edge tables of instances with unretired tasks
     detail::RunState run;                     // the phase, who holds the run, the abort, the quiet period
