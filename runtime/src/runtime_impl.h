@@ -16,6 +16,7 @@
 #include "edge_table_holds.h"
 #include "engine.h"
 #include "heap_ring.h"
+#include "host_cpus.h"
 #include "run_observer.h"
 #include "run_recorder.h"
 #include "run_state.h"
@@ -180,6 +181,10 @@ struct Runtime::Impl {
     [[gnu::noinline]] void publish_orchestrator_completions();
 
     const RuntimeConfig config;
+    /// Polls before the orchestrator parks at the end of a run (draining, quiescing): about 20 µs, long
+    /// enough for the instant executor's last tasks and a scheduler's acknowledgement; none on one CPU,
+    /// where spinning would only hold back the threads it waits for.
+    const std::uint32_t end_of_run_polls = detail::usable_cpus() > 1 ? 1024 : 0;
 
     // ---- Shared with the scheduler threads and compute workers
     detail::Engine engine;  // task table, rings, queues, wake-ups, progress, switches, failures; completion

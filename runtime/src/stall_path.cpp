@@ -41,6 +41,9 @@ void Runtime::Impl::settle_run(bool recovering) {
         std::atomic<bool>& flag;
         ~WaitingFlag() { flag.store(false, std::memory_order_relaxed); }
     } waiting{orchestrator_waiting};
+    if (!run.aborted() &&
+        detail::Parker::spin_until([&] { return engine.progress.is_drained(); }, end_of_run_polls))
+        return;
     for (;;) {
         if (engine.progress.is_drained()) return;
         if (!run.aborted() && !recovering && prove_deadlock("end_run")) {
@@ -128,6 +131,7 @@ void Runtime::Impl::quiesce_schedulers() {
         while (!acknowledged()) {
             if (asleep_is_quiet && engine.wake.scheduler_parker(index).is_asleep()) break;
             engine.wake.wake_scheduler(index);
+            if (detail::Parker::spin_until(acknowledged, end_of_run_polls)) break;
             engine.wake.orchestrator().park_until(
                 acknowledged, detail::Parker::Clock::now() + std::chrono::milliseconds(1));
         }

@@ -13,6 +13,7 @@
 #endif
 
 #include "host_cpus.h"
+#include "parker.h"
 #include "pto/scope/orchestration.h"
 #include "wake_ups.h"
 
@@ -125,3 +126,17 @@ TEST_CASE("with one CPU and three scheduler threads, every task of every run com
     }
 }
 #endif
+
+TEST_CASE("a spin before parking returns as soon as its condition holds, and gives up after its polls",
+          "[runtime][wake]") {
+    using pto::detail::Parker;
+    std::uint32_t calls = 0;
+    CHECK(Parker::spin_until([&] { return ++calls == 5; }, 100));
+    CHECK(calls == 5);  // stopped at the first true
+    calls = 0;
+    CHECK_FALSE(Parker::spin_until([&] { return ++calls > 1000; }, 100));
+    CHECK(calls == 101);  // every poll, then the last check
+    calls = 0;
+    CHECK_FALSE(Parker::spin_until([&] { return ++calls > 1000; }, 0));
+    CHECK(calls == 1);  // no spin (one CPU): the check alone
+}
