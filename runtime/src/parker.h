@@ -10,6 +10,16 @@
 
 namespace pto::detail {
 
+/// cpu_relax: the spin-wait hint (x86 `pause`, Arm `yield`) between polls of a busy-waiting thread, so
+/// the core spends less power and a sibling hardware thread more time while it waits.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
 /// Protocol. Waiter: park_until(check, deadline) sets `parked_` (seq_cst), then evaluates `check` and
 /// sleeps only if it is still false. Waker: makes its news visible, then calls unpark(), which reads
 /// `parked_` (seq_cst) and takes the lock only if the waiter is parked. The two seq_cst accesses order
@@ -62,20 +72,12 @@ class Parker {
     static bool spin_until(Check&& check, std::uint32_t polls) {
         for (std::uint32_t i = 0; i < polls; ++i) {
             if (check()) return true;
-            pause();
+            cpu_relax();
         }
         return check();
     }
 
   private:
-    static void pause() {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#elif defined(__aarch64__)
-        asm volatile("yield");
-#endif
-    }
-
     std::atomic<bool> parked_{false};
     bool notified_ = false;  // guarded by mutex_
     std::mutex mutex_;

@@ -12,10 +12,6 @@
 #include "pto/runtime/detail/throw.h"
 #include "run_phase.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 namespace pto::detail {
 namespace {
 
@@ -26,12 +22,6 @@ constexpr std::uint32_t kYieldPasses = 64;
 // A parked scheduler with nothing running re-checks at least this often (a guard, not a mechanism: every
 // state change that matters unparks it).
 constexpr auto kIdleParkLimit = std::chrono::milliseconds(100);
-
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-    _mm_pause();
-#endif
-}
 
 }  // namespace
 
