@@ -13,22 +13,15 @@ namespace pto::detail {
 namespace {
 
 constexpr std::size_t kKernelShapes = 3;  // AIC, AIV, MIX: the shapes with a feed
+static_assert(static_cast<std::size_t>(Shape::MIX) + 1 == kKernelShapes &&
+              Shape::DependencyOnly > Shape::MIX);
 /// Tasks the orchestrator stages per shape before a batch is published without waiting for publish().
 constexpr std::uint32_t kStageBatch = 64;
 
+/// feed_index: a kernel shape's feed; the shapes' values are 0..2 (task_slot.h).
 std::size_t feed_index(Shape s) {
-    switch (s) {
-        case Shape::AIC:
-            return 0;
-        case Shape::AIV:
-            return 1;
-        case Shape::MIX:
-            break;
-        case Shape::DependencyOnly:
-            PTO_ASSERT(false, "dependency-only tasks have no feed");
-            break;
-    }
-    return 2;
+    PTO_ASSERT(s != Shape::DependencyOnly, "dependency-only tasks have no feed");
+    return static_cast<std::size_t>(s);
 }
 
 }  // namespace
