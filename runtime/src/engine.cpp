@@ -102,11 +102,12 @@ void Engine::make_ready(std::uint32_t slot, CompletionContext& ctx) {
         ctx.cancelled_ready.push_back(slot);
         return;
     }
-    if (ctx.local_ready != nullptr && ctx.local_ready->try_push(task.shape, slot)) return;
-    if (ctx.stages_ready)
-        ready.stage(task.shape, slot);
-    else
+    if (ctx.local_ready == nullptr) {
+        ready.stage(task.shape, slot);  // the orchestrator
+    } else {
+        if (ctx.local_ready->try_push(task.shape, slot)) return;
         ready.push(task.shape, slot);
+    }
     ctx.pushed_ready = true;
 }
 

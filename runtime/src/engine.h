@@ -40,10 +40,9 @@ struct CompletionContext {
     std::vector<std::uint32_t> cancelled_ready;  // consumers made ready while cancelled; drained iteratively
     bool pushed_ready = false;                   // pushed work a sleeping scheduler may want
     // A scheduler thread's stash (local_ready.h): kernel tasks it makes ready go there first. Null on the
-    // orchestrator, whose ready tasks are for the schedulers.
+    // orchestrator, whose ready tasks are for the schedulers: it stages them in its feed and publishes
+    // them before its call returns (ReadyQueues::stage).
     LocalReady* local_ready = nullptr;
-    // The orchestrator's: ready tasks are staged in its feed and published in batches (ReadyQueues::stage).
-    bool stages_ready = false;
 };
 
 class Engine {

@@ -76,7 +76,6 @@ Runtime::Impl::Impl(const RuntimeConfig& cfg)
       heap(config.heap_bytes),
       recorder(config.record_graph, config.record_subtasks) {
     orchestrator_ctx.cancelled_ready.reserve(config.window_tasks);
-    orchestrator_ctx.stages_ready = true;
     if (config.executor == Executor::Compute)
         compute = std::make_unique<detail::ComputePool>(config.compute_threads);
     for (std::uint32_t i = 0; i < config.scheduler_threads; ++i)
