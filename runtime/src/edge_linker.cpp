@@ -5,16 +5,21 @@
 
 namespace pto::detail {
 
-EdgeLinker::EdgeLinker(std::uint32_t window_tasks) : staging_(std::make_unique<Staging[]>(window_tasks)) {
-    staged_producers_.reserve(kMaxStagedEdges);
-}
+EdgeLinker::EdgeLinker(std::uint32_t window_tasks)
+    : staging_(std::make_unique<Staging[]>(window_tasks)),
+      staged_producers_(std::make_unique_for_overwrite<std::uint32_t[]>(window_tasks)) {}
 
 std::uint32_t EdgeLinker::select_and_stage(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
                                            const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
                                            OrchestratorStats& stats) {
-    // Nothing is published before the flush, so each producer is staged as soon as it is selected.
-    std::uint32_t staged = 0;
+    // Nothing is published before the flush, so each producer is staged as soon as it is selected. The
+    // loop reads the staging array, the slot mask and the edge pool through locals: every node it writes
+    // would otherwise make the compiler load them again.
+    Staging* const staging = staging_.get();
+    const SlotMap slots = window.map();
     const std::uint64_t retired_before = window.retired_before();
+    EdgePool::Appender nodes(edges);
+    std::uint32_t staged = 0;
     for (TaskId p : producers) {
         if (p.value < retired_before) {
             ++stats.edges_to_retired;
@@ -22,23 +27,26 @@ std::uint32_t EdgeLinker::select_and_stage(TaskId id, std::uint32_t slot, std::s
                 consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
             continue;
         }
-        const std::uint32_t ps = window.slot_of(p.value);
-        if (staging_[ps].last_consumer == id.value) {
+        const std::uint32_t ps = slots.slot_of(p.value);
+        Staging& producer = staging[ps];
+        if (producer.last_consumer == id.value) {
             ++stats.edges_duplicate;
             continue;
         }
-        staging_[ps].last_consumer = id.value;
-        stage_one(ps, slot, edges);
+        producer.last_consumer = id.value;
+        stage_one(producer, ps, slot, nodes);
         ++staged;
     }
+    nodes.commit();
     staged_edges_ += staged;
     return staged;
 }
 
 void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats& stats, bool profile) {
-    if (staged_producers_.empty()) return;
+    if (staged_producer_count_ == 0) return;
     PhaseTimer timer(profile, stats.fanin_ns);
-    for (const std::uint32_t ps : staged_producers_) {
+    for (std::uint32_t i = 0; i < staged_producer_count_; ++i) {
+        const std::uint32_t ps = staged_producers_[i];
         Staging& producer = staging_[ps];
         const std::uint64_t refs = producer.count * kLinkRefUnit;
         EdgeNode& tail = engine.edges.node(producer.tail - 1);
@@ -79,7 +87,7 @@ void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats
         producer.head = producer.tail = producer.count = 0;
         ++stats.link_flushes;
     }
-    staged_producers_.clear();
+    staged_producer_count_ = 0;
     staged_edges_ = 0;
 }
 

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <vector>
 
 #include "engine.h"
 #include "pto/runtime/ids.h"
@@ -39,26 +38,26 @@ class EdgeLinker {
 
     /// should_flush: outside a scope edges are spliced at once; inside one, when the staging fills.
     [[nodiscard]] bool should_flush(bool scoped) const { return !scoped || staged_edges_ >= kMaxStagedEdges; }
-    [[nodiscard]] bool has_staged() const { return !staged_producers_.empty(); }
+    [[nodiscard]] bool has_staged() const { return staged_producer_count_ != 0; }
     /// flush: splices every producer's staged consumers into its fanout list (one CAS each). A producer
     /// that completed meanwhile has a closed list: its staged consumers are released here instead, with
     /// `ctx` (the caller then finishes the completions that caused).
     void flush(Engine& engine, CompletionContext& ctx, OrchestratorStats& stats, bool profile);
     /// is_drained: nothing is staged (checked when a run ends).
-    [[nodiscard]] bool is_drained() const { return staged_producers_.empty() && staged_edges_ == 0; }
+    [[nodiscard]] bool is_drained() const { return staged_producer_count_ == 0 && staged_edges_ == 0; }
 
   private:
-    /// stage_one: pushes one edge node (producer slot `ps` -> consumer `slot`) on the producer's private
-    /// list.
-    void stage_one(std::uint32_t ps, std::uint32_t slot, EdgePool& edges) {
-        const std::uint64_t counter = edges.allocate();
-        EdgeNode& node = edges.at(counter);
+    struct Staging;
+    /// stage_one: pushes one edge node (producer slot `ps`, whose staging is `producer` -> consumer `slot`)
+    /// on the producer's private list.
+    void stage_one(Staging& producer, std::uint32_t ps, std::uint32_t slot, EdgePool::Appender& nodes) {
+        const std::uint32_t index = nodes.next();
+        EdgeNode& node = nodes.node(index);
         node.producer_slot = ps;
         node.consumer_slot = slot;
-        const std::uint32_t tag = edges.index_of(counter) + 1;
-        Staging& producer = staging_[ps];
+        const std::uint32_t tag = index + 1;
         if (producer.count == 0) {
-            staged_producers_.push_back(ps);
+            staged_producers_[staged_producer_count_++] = ps;
             producer.tail = tag;
             node.next = 0;
         } else {
@@ -77,13 +76,16 @@ class EdgeLinker {
         std::uint32_t count = 0;
     };
 
-    std::unique_ptr<Staging[]> staging_;           // per window slot
-    std::vector<std::uint32_t> staged_producers_;  // producers with staged consumers
+    std::unique_ptr<Staging[]> staging_;  // per window slot
+    // Producers with staged consumers, each once: at most one per window slot, so a window-sized array
+    // needs no capacity check (and no call the compiler must assume touches the staging loop's state).
+    std::unique_ptr<std::uint32_t[]> staged_producers_;
+    std::uint32_t staged_producer_count_ = 0;
     std::uint64_t staged_edges_ = 0;
 
   public:
     /// kBytesPerSlot: what the linker allocates per window slot (for the out-of-memory diagnosis).
-    static constexpr std::size_t kBytesPerSlot = sizeof(Staging);
+    static constexpr std::size_t kBytesPerSlot = sizeof(Staging) + sizeof(std::uint32_t);
 };
 
 }  // namespace pto::detail

@@ -37,8 +37,26 @@ class EdgePool {
     [[nodiscard]] std::uint64_t head() const { return head_; }
     [[nodiscard]] std::uint64_t capacity() const { return mask_ + 1; }
     [[nodiscard]] std::uint64_t free_nodes() const { return capacity() - (head_ - tail_); }
-    /// allocate: the counter of a new node; the caller checked free_nodes() first.
-    std::uint64_t allocate() { return head_++; }
+    /// Appender: allocates and writes the nodes of one task's edges through local copies of the pool's
+    /// base, mask and head, which the compiler would otherwise reload after every node written (a node's
+    /// fields may alias them, as far as it knows); commit() stores the head back. One at a time; the
+    /// caller checked free_nodes() first.
+    class Appender {
+      public:
+        explicit Appender(EdgePool& pool)
+            : pool_(pool), nodes_(pool.nodes_.get()), mask_(pool.mask_), head_(pool.head_) {}
+        /// next: the index of a new node (the caller reserved room for it).
+        std::uint32_t next() { return static_cast<std::uint32_t>(head_++ & mask_); }
+        [[nodiscard]] EdgeNode& node(std::uint32_t index) const { return nodes_[index]; }
+        void commit() const { pool_.head_ = head_; }
+
+      private:
+        EdgePool& pool_;
+        EdgeNode* const nodes_;
+        const std::uint64_t mask_;
+        std::uint64_t head_;
+    };
+
     /// release_until: frees every node allocated before `counter` (the end mark of a retired task).
     void release_until(std::uint64_t counter) { tail_ = counter; }
     void reset() { head_ = tail_ = 0; }

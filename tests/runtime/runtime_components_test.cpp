@@ -162,3 +162,28 @@ TEST_CASE("selecting and staging in one pass stages one edge per distinct live p
                                   edges, stats) == 1);
     CHECK(edges.at(first_node + 2).next == edges.index_of(first_node) + 1);
 }
+
+TEST_CASE("an edge pool appender hands out nodes past the ring's end and commits its head",
+          "[runtime][linker]") {
+    pto::detail::EdgePool edges(4);
+    {
+        pto::detail::EdgePool::Appender nodes(edges);
+        for (std::uint32_t i = 0; i < 3; ++i)
+            CHECK(nodes.next() == i);
+        CHECK(edges.head() == 0);  // nothing is visible before commit
+        nodes.commit();
+    }
+    REQUIRE(edges.head() == 3);
+    edges.release_until(3);  // the three nodes' consumer retired
+    REQUIRE(edges.free_nodes() == 4);
+    pto::detail::EdgePool::Appender nodes(edges);
+    for (std::uint64_t counter = 3; counter < 6; ++counter) {
+        const std::uint32_t index = nodes.next();
+        CHECK(index == counter % 4);
+        nodes.node(index).consumer_slot = static_cast<std::uint32_t>(counter);
+    }
+    nodes.commit();
+    CHECK(edges.head() == 6);
+    for (std::uint64_t counter = 3; counter < 6; ++counter)
+        CHECK(edges.at(counter).consumer_slot == counter);
+}
