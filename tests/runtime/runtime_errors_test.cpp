@@ -87,6 +87,29 @@ TEST_CASE("a dependency on a task not yet submitted names both tasks", "[runtime
     });
 }
 
+TEST_CASE("one bad producer is found at any position of a long list", "[runtime][errors]") {
+    // Lists of several lengths, the bad producer (not yet submitted, or of an earlier run) at every position.
+    Runtime& rt = shared_runtime();
+    TaskId old;
+    pto::run(rt, [&] { old = submit_aiv(kNop, Args()).task_id(); });
+    for (std::size_t length : {1u, 3u, 4u, 5u, 8u, 11u}) {
+        for (std::size_t bad = 0; bad < length; ++bad) {
+            for (const bool future : {true, false}) {
+                CAPTURE(length, bad, future);
+                expect_error(rt, ErrorCode::InvalidDependency,
+                             future ? "has not been submitted yet" : "earlier run", [&] {
+                                 std::vector<TaskId> producers;
+                                 for (std::size_t i = 0; i < length; ++i)
+                                     producers.push_back(submit_aiv(kNop, Args()).task_id());
+                                 producers[bad] = future ? TaskId{producers.back().value + 1} : old;
+                                 submit_aiv(kNop, Args().set_dependencies(
+                                                      producers.data(), static_cast<std::uint32_t>(length)));
+                             });
+            }
+        }
+    }
+}
+
 TEST_CASE("a dependency on an invalid id or a task of an earlier run is rejected", "[runtime][errors]") {
     Runtime& rt = shared_runtime();
     TaskId old;
