@@ -37,4 +37,16 @@ class AicpuSlice {
     std::int64_t start_ns_;
 };
 
+/// AicpuSliceIf: an AicpuSlice in code compiled for observed runs; in the other copy, nothing at all.
+template <bool kObserved>
+class AicpuSliceIf : public AicpuSlice {
+  public:
+    using AicpuSlice::AicpuSlice;
+};
+template <>
+class AicpuSliceIf<false> {
+  public:
+    AicpuSliceIf(std::vector<AicpuRecord>*, AicpuActivity, std::int64_t, TaskId, std::uint32_t = 1) {}
+};
+
 }  // namespace pto::detail

@@ -23,4 +23,16 @@ class PhaseTimer {
     std::int64_t start_;
 };
 
+/// PhaseTimerIf: a PhaseTimer in code compiled for observed runs; in the other copy, nothing at all.
+template <bool kObserved>
+class PhaseTimerIf : public PhaseTimer {
+  public:
+    using PhaseTimer::PhaseTimer;
+};
+template <>
+class PhaseTimerIf<false> {
+  public:
+    PhaseTimerIf(bool, std::int64_t&) {}
+};
+
 }  // namespace pto::detail

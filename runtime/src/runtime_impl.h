@@ -70,6 +70,11 @@ struct Runtime::Impl {
     // Submission (submit.cpp): TaskTable, HeapRing, ArgRing, TaskWindow, EdgeLinker, Engine::make_ready,
     // RunRecorder.
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
+    /// submit_as: submit, compiled twice: with kObserved false (no phase timing, no AICPU trace
+    /// slice) it carries none of their bookkeeping, which cost the usual submit about 3 % of its
+    /// instructions while both were off.
+    template <bool kObserved>
+    TaskId submit_as(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
     /// submit_alloc: an alloc task whose views are written straight into the argument ring
     /// (submit_alloc.cpp).
     TaskId submit_alloc(std::span<const TensorCreateInfo> infos, bool scoped);
@@ -99,7 +104,12 @@ struct Runtime::Impl {
     [[nodiscard]] std::span<const TensorArg> task_tensors(TaskId id) const;
     /// init_slot: the slot's state (init_slot_state), then create-info outputs allocated (when `allocates`:
     /// validation found some) and the arguments copied to the argument ring.
-    std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped, bool allocates = true);
+    std::uint32_t init_slot(const TaskSpec& spec, TaskId id, bool scoped, bool allocates = true) {
+        return config.profile_orchestrator ? init_slot_as<true>(spec, id, scoped, allocates)
+                                           : init_slot_as<false>(spec, id, scoped, allocates);
+    }
+    template <bool kObserved>
+    std::uint32_t init_slot_as(const TaskSpec& spec, TaskId id, bool scoped, bool allocates);
     std::uint32_t init_slot_state(const TaskSpec& spec, TaskId id, bool scoped);
     /// allocate_created: gives a create-info output of task `id` its heap buffer (reserved beforehand).
     void allocate_created(TensorView& view, TaskId id);

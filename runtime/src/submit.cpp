@@ -20,6 +20,7 @@ using detail::keeps_arguments;
 using detail::kLinkRefUnit;
 using detail::Outcome;
 using detail::PhaseTimer;
+using detail::PhaseTimerIf;
 using detail::TaskSlot;
 
 std::uint32_t Runtime::Impl::init_slot_state(const TaskSpec& spec, TaskId id, bool scoped) {
@@ -52,10 +53,11 @@ void Runtime::Impl::allocate_created(TensorView& view, TaskId id) {
     view.creator = id;
 }
 
-std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool scoped, bool allocates) {
+template <bool kObserved>
+std::uint32_t Runtime::Impl::init_slot_as(const TaskSpec& spec, TaskId id, bool scoped, bool allocates) {
     const std::uint32_t slot = init_slot_state(spec, id, scoped);
     // Arguments: allocate create-info outputs (written back so the caller sees them), then copy.
-    PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
+    PhaseTimerIf<kObserved> timer(config.profile_orchestrator, stats.arg_copy_ns);
     const bool keep = keeps_arguments(spec);  // before the allocation below gives every output a buffer
     for (TensorArg& a : allocates ? spec.tensors : std::span<TensorArg>{}) {
         if (a.view.base == nullptr) allocate_created(a.view, id);
@@ -65,6 +67,10 @@ std::uint32_t Runtime::Impl::init_slot(const TaskSpec& spec, TaskId id, bool sco
     engine.tasks.info(slot) = detail::SlotInfo{id.value, args_offset};
     return slot;
 }
+
+// init_slot (runtime_impl.h) picks one of these for callers outside this file.
+template std::uint32_t Runtime::Impl::init_slot_as<true>(const TaskSpec&, TaskId, bool, bool);
+template std::uint32_t Runtime::Impl::init_slot_as<false>(const TaskSpec&, TaskId, bool, bool);
 
 void Runtime::Impl::complete_at_birth(TaskSlot& t) {
     // An alloc task owns buffers and runs no kernel: it completes at submission, and lives on while its
@@ -85,24 +91,32 @@ void Runtime::Impl::count_submit(const TaskSpec& spec) {
 }
 
 TaskId Runtime::Impl::submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped) {
+    if (config.profile_orchestrator || recorder.aicpu_sink() != nullptr) [[unlikely]]
+        return submit_as<true>(spec, producers, scoped);
+    return submit_as<false>(spec, producers, scoped);
+}
+
+template <bool kObserved>
+TaskId Runtime::Impl::submit_as(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped) {
     check_run_open("submit");
     const TaskId id{window.next_id()};
-    const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::Submit, run_start_ns, id);
+    const detail::AicpuSliceIf<kObserved> traced(recorder.aicpu_sink(), AicpuActivity::Submit, run_start_ns,
+                                                 id);
     HeapNeed heap_need;
     validate_spec(spec, id, heap_need);
     validate_producers(producers, id, spec);
 
     check_heap_need(heap_need.reserve_bytes(), id, &spec);
     {
-        PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);
+        PhaseTimerIf<kObserved> timer(config.profile_orchestrator, stats.ring_alloc_ns);
         reserve(1, producers.size(), heap_need.reserve_bytes(), argument_bytes(spec));
     }
 
-    const std::uint32_t slot = init_slot(spec, id, scoped, heap_need.total != 0);
+    const std::uint32_t slot = init_slot_as<kObserved>(spec, id, scoped, heap_need.total != 0);
     TaskSlot& t = engine.tasks[slot];
     {
         // Ends before flush_links, which times itself into the same counter.
-        PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
+        PhaseTimerIf<kObserved> timer(config.profile_orchestrator, stats.fanin_ns);
         const std::uint64_t edge_begin = engine.edges.head();
         const std::uint32_t expected =
             linker.select_and_stage(id, slot, producers, window, t, engine.edges, stats);

@@ -261,3 +261,28 @@ TEST_CASE("serial mode runs nothing before the orchestration function returns", 
     CHECK(ran.load() == 100);
     CHECK(r.completed == 100);
 }
+
+TEST_CASE("the orchestrator's phase counters fill only when profiling is on", "[runtime][profile]") {
+    // Submits are compiled twice, with and without the timing; each run must take the copy its config asks
+    // for. Only zero and non-zero are compared: the values are wall time.
+    for (const bool profile : {false, true}) {
+        CAPTURE(profile);
+        RuntimeConfig c;
+        c.profile_orchestrator = profile;
+        Runtime rt(c);
+        rt.register_kernel(kLog, KernelInfo{"nop", 1.0, nullptr, nullptr});
+        const RunReport r = pto::run(rt, [] {
+            PTO2_SCOPE(MANUAL) {
+                TaskId previous = submit_aiv(kLog, Args()).task_id();
+                for (int i = 0; i < 200; ++i)
+                    previous = submit_aic(kLog, Args().after(previous)).task_id();
+            }
+        });
+        REQUIRE(r.completed == 201);
+        const OrchestratorStats& o = r.orchestrator;
+        CHECK((o.ring_alloc_ns > 0) == profile);
+        CHECK((o.arg_copy_ns > 0) == profile);
+        CHECK((o.fanin_ns > 0) == profile);
+        CHECK((o.scope_end_ns > 0) == profile);
+    }
+}
