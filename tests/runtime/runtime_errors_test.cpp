@@ -110,6 +110,43 @@ TEST_CASE("one bad producer is found at any position of a long list", "[runtime]
     }
 }
 
+TEST_CASE("a refused producer list caught inside a scope leaves the scope's other edges intact",
+          "[runtime][errors]") {
+    // The producers named before the bad one were already selected when it was found; the orchestration
+    // catches the error and goes on in the same scope, whose staged edges must be exactly the good ones.
+    RuntimeConfig c;
+    c.record_graph = true;
+    Runtime rt(c);
+    rt.register_kernel(kNop, KernelInfo{"nop", 1.0, nullptr, nullptr});
+    TaskId a, b, d;
+    bool refused = false;
+    const RunReport r = pto::run(rt, [&] {
+        PTO2_SCOPE(MANUAL) {
+            a = submit_aiv(kNop, Args()).task_id();
+            b = submit_aiv(kNop, Args().after(a)).task_id();
+            try {
+                const TaskId list[] = {a, b, TaskId{b.value + 7}};
+                submit_aiv(kNop, Args().set_dependencies(list, 3));
+            } catch (const Error& e) {
+                refused = e.code() == ErrorCode::InvalidDependency;
+            }
+            d = submit_aic(kNop, Args().after(a, b)).task_id();
+        }
+    });
+    CHECK(refused);
+    CHECK(d.value == b.value + 1);  // the refused call took no id
+    CHECK(r.submitted == 3);
+    CHECK(r.completed == 3);
+    const GraphRecord& g = rt.graph();
+    REQUIRE(g.tasks.size() == 3);
+    const auto producers = [&](std::size_t i) {
+        const std::span<const TaskId> p = g.producers_of(g.tasks[i]);
+        return std::vector<TaskId>(p.begin(), p.end());
+    };
+    CHECK(producers(1) == std::vector<TaskId>{a});
+    CHECK(producers(2) == std::vector<TaskId>{a, b});
+}
+
 TEST_CASE("a dependency on an invalid id or a task of an earlier run is rejected", "[runtime][errors]") {
     Runtime& rt = shared_runtime();
     TaskId old;
