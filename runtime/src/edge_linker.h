@@ -47,7 +47,15 @@ class EdgeLinker {
     [[nodiscard]] bool is_drained() const { return staged_producer_count_ == 0 && staged_edges_ == 0; }
 
   private:
-    struct Staging;
+    /// Staging: the linker's own facts about one producer slot.
+    struct Staging {
+        std::uint64_t last_consumer = ~0ull;  // id of the newest consumer selected for it (merges duplicates)
+        // Consumers staged since the last flush, as a private list of edge nodes (1 + index; 0 = none).
+        std::uint32_t head = 0;
+        std::uint32_t tail = 0;
+        std::uint32_t count = 0;
+    };
+
     /// stage_one: pushes one edge node (producer slot `ps`, whose staging is `producer` -> consumer `slot`)
     /// on the producer's private list.
     void stage_one(Staging& producer, std::uint32_t ps, std::uint32_t slot, EdgePool::Appender& nodes) {
@@ -66,15 +74,6 @@ class EdgeLinker {
         producer.head = tag;
         ++producer.count;
     }
-
-    /// Staging: the linker's own facts about one producer slot.
-    struct Staging {
-        std::uint64_t last_consumer = ~0ull;  // id of the newest consumer selected for it (merges duplicates)
-        // Consumers staged since the last flush, as a private list of edge nodes (1 + index; 0 = none).
-        std::uint32_t head = 0;
-        std::uint32_t tail = 0;
-        std::uint32_t count = 0;
-    };
 
     std::unique_ptr<Staging[]> staging_;  // per window slot
     // Producers with staged consumers, each once: at most one per window slot, so a window-sized array

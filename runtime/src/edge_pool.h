@@ -30,9 +30,6 @@ class EdgePool {
     [[nodiscard]] EdgeNode& at(std::uint64_t counter) { return nodes_[counter & mask_]; }
     [[nodiscard]] const EdgeNode& at(std::uint64_t counter) const { return nodes_[counter & mask_]; }
     [[nodiscard]] EdgeNode& node(std::uint32_t index) { return nodes_[index]; }
-    [[nodiscard]] std::uint32_t index_of(std::uint64_t counter) const {
-        return static_cast<std::uint32_t>(counter & mask_);
-    }
 
     [[nodiscard]] std::uint64_t head() const { return head_; }
     [[nodiscard]] std::uint64_t capacity() const { return mask_ + 1; }

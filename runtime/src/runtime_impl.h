@@ -71,7 +71,7 @@ struct Runtime::Impl {
     // RunRecorder.
     TaskId submit(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
     /// submit_as: submit, compiled twice: with kObserved false (no phase timing, no AICPU trace
-    /// slice) it carries none of their bookkeeping, which cost the usual submit about 3 % of its
+    /// slice) it carries none of their bookkeeping, which cost a manual-scope orchestration 2-3 % of its
     /// instructions while both were off.
     template <bool kObserved>
     TaskId submit_as(const TaskSpec& spec, std::span<const TaskId> producers, bool scoped);
