@@ -1,28 +1,54 @@
 // Selecting producers and staging and splicing edges (see edge_linker.h).
 #include "edge_linker.h"
 
+#include <cstring>
+
 #include "phase_timer.h"
 
 namespace pto::detail {
 
 EdgeLinker::EdgeLinker(std::uint32_t window_tasks)
     : staging_(std::make_unique<Staging[]>(window_tasks)),
-      staged_producers_(std::make_unique_for_overwrite<std::uint32_t[]>(window_tasks)) {}
+      staged_producers_(std::make_unique_for_overwrite<std::uint32_t[]>(window_tasks)),
+      remembered_ids_(std::make_unique_for_overwrite<TaskId[]>(kMaxRemembered)),
+      remembered_slots_(std::make_unique_for_overwrite<std::uint32_t[]>(kMaxRemembered)) {}
 
-std::uint32_t EdgeLinker::select_and_stage(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
-                                           const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
-                                           OrchestratorStats& stats) {
+bool EdgeLinker::remembers(std::span<const TaskId> producers, std::uint64_t run_first) const {
+    return may_remember(producers) && producers.size() == remembered_size_ && remembered_run_ == run_first &&
+           std::memcmp(producers.data(), remembered_ids_.get(), producers.size_bytes()) == 0;
+}
+
+std::uint32_t EdgeLinker::select_long(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
+                                      const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
+                                      OrchestratorStats& stats, bool known_remembered) {
+    if (producers.size() > kMaxRemembered)
+        return select<false>(id, slot, producers, window, consumer, edges, stats);
+    // The remembered selection holds while no task retired since: the same producers are live, none of
+    // them had retired (a list that met a retired producer is not remembered), so none cancels `consumer`.
+    if ((known_remembered || remembers(producers, window.run_first_id())) &&
+        remembered_retired_before_ == window.retired_before())
+        return stage_remembered(slot, edges, stats);
+    return select<true>(id, slot, producers, window, consumer, edges, stats);
+}
+
+template <bool kRemember>
+std::uint32_t EdgeLinker::select(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
+                                 const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
+                                 OrchestratorStats& stats) {
     // Nothing is published before the flush, so each producer is staged as soon as it is selected. The
     // loop reads the staging array, the slot mask and the edge pool through locals: every node it writes
     // would otherwise make the compiler load them again.
     Staging* const staging = staging_.get();
+    std::uint32_t* const remembered = remembered_slots_.get();
     const SlotMap slots = window.map();
     const std::uint64_t retired_before = window.retired_before();
     EdgePool::Appender nodes(edges);
     std::uint32_t staged = 0;
+    bool met_retired = false;
     for (TaskId p : producers) {
         if (p.value < retired_before) {
             ++stats.edges_to_retired;
+            met_retired = true;
             if (window.retired().is_unsuccessful(p)) [[unlikely]]
                 consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
             continue;
@@ -35,10 +61,39 @@ std::uint32_t EdgeLinker::select_and_stage(TaskId id, std::uint32_t slot, std::s
         }
         producer.last_consumer = id.value;
         stage_one(producer, ps, slot, nodes);
+        if constexpr (kRemember) remembered[staged] = ps;
         ++staged;
     }
     nodes.commit();
     staged_edges_ += staged;
+    if constexpr (kRemember) {
+        // The slots above overwrote the previous list's, so it is gone either way.
+        remembered_size_ = met_retired ? 0 : producers.size();
+        if (!met_retired) {
+            std::memcpy(remembered_ids_.get(), producers.data(), producers.size_bytes());
+            remembered_staged_ = staged;
+            remembered_run_ = window.run_first_id();
+            remembered_retired_before_ = retired_before;
+        }
+    }
+    return staged;
+}
+
+template std::uint32_t EdgeLinker::select<false>(TaskId, std::uint32_t, std::span<const TaskId>,
+                                                 const TaskWindow&, TaskSlot&, EdgePool&, OrchestratorStats&);
+
+std::uint32_t EdgeLinker::stage_remembered(std::uint32_t slot, EdgePool& edges, OrchestratorStats& stats) {
+    Staging* const staging = staging_.get();
+    const std::uint32_t* const remembered = remembered_slots_.get();
+    const std::uint32_t staged = remembered_staged_;
+    EdgePool::Appender nodes(edges);
+    for (std::uint32_t i = 0; i < staged; ++i) {
+        const std::uint32_t ps = remembered[i];
+        stage_one(staging[ps], ps, slot, nodes);
+    }
+    nodes.commit();
+    staged_edges_ += staged;
+    stats.edges_duplicate += remembered_size_ - staged;
     return staged;
 }
 

@@ -29,10 +29,38 @@ class EdgeLinker {
     /// select_and_stage: stages an edge to consumer `slot` (task `id`) from each producer it must link to,
     /// and returns how many: a producer already retired is skipped (and cancels `consumer` if it failed or
     /// was cancelled), a producer named twice is linked once. Takes one edge node per staged edge (the
-    /// caller reserved them), in the order the producers are named.
+    /// caller reserved them), in the order the producers are named. `known_remembered`: the caller found
+    /// `producers` equal to the remembered list (remembers()), so it is not compared again.
     std::uint32_t select_and_stage(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
                                    const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
-                                   OrchestratorStats& stats);
+                                   OrchestratorStats& stats, bool known_remembered = false) {
+        // Inline, so the usual short list costs its caller one compare more than the plain selection.
+        if (!may_remember(producers))
+            return select<false>(id, slot, producers, window, consumer, edges, stats);
+        return select_long(id, slot, producers, window, consumer, edges, stats, known_remembered);
+    }
+
+    // ---- The remembered producer list
+    //
+    // Graph code often names one long producer list for many consumers in a row (every launch of a stage
+    // after every launch of the one before: Qwen3's out_proj after all online_softmax, down_proj after all
+    // silu). The linker keeps the last list of kMinRemembered..kMaxRemembered producers it selected, with
+    // the slots it staged; a consumer naming the same ids again, while no task retired in between, stages
+    // those slots directly: no retirement test, no duplicate merge, and (remembers(), for the submit) no
+    // second check that the ids precede it. Shorter lists neither use nor replace it.
+
+    static constexpr std::size_t kMinRemembered = 4;
+    static constexpr std::size_t kMaxRemembered = 512;
+
+    /// may_remember: `producers` is long enough to be remembered (the one test short lists pay).
+    [[nodiscard]] static bool may_remember(std::span<const TaskId> producers) {
+        return producers.size() >= kMinRemembered;
+    }
+    /// remembers: `producers` is the remembered list of this run (the run starting at `run_first`): every
+    /// id in it was checked to precede an earlier task, so it precedes any later one. Out of line: callers
+    /// test may_remember first.
+    [[nodiscard, gnu::noinline]] bool remembers(std::span<const TaskId> producers,
+                                                std::uint64_t run_first) const;
 
     // ---- Flushing
 
@@ -47,10 +75,24 @@ class EdgeLinker {
     [[nodiscard]] bool is_drained() const { return staged_producer_count_ == 0 && staged_edges_ == 0; }
 
   private:
+    /// select: select_and_stage without the remembered list; kRemember: the list's length qualifies, so
+    /// the selection is remembered unless a producer had retired.
+    template <bool kRemember>
+    std::uint32_t select(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
+                         const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
+                         OrchestratorStats& stats);
+    /// select_long: select_and_stage of a list long enough to be remembered.
+    std::uint32_t select_long(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
+                              const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
+                              OrchestratorStats& stats, bool known_remembered);
+    /// stage_remembered: stages an edge from each slot the remembered selection staged.
+    std::uint32_t stage_remembered(std::uint32_t slot, EdgePool& edges, OrchestratorStats& stats);
+
     /// Staging: the linker's own facts about one producer slot.
     struct Staging {
         std::uint64_t last_consumer = ~0ull;  // id of the newest consumer selected for it (merges duplicates)
-        // Consumers staged since the last flush, as a private list of edge nodes (1 + index; 0 = none).
+        // Consumers staged since the last flush, as a private list of edge nodes (1 + index; 0 = none,
+        // which flush restores).
         std::uint32_t head = 0;
         std::uint32_t tail = 0;
         std::uint32_t count = 0;
@@ -64,12 +106,10 @@ class EdgeLinker {
         node.producer_slot = ps;
         node.consumer_slot = slot;
         const std::uint32_t tag = index + 1;
+        node.next = producer.head;  // 0, ending the list, while nothing is staged for the producer
         if (producer.count == 0) {
             staged_producers_[staged_producer_count_++] = ps;
             producer.tail = tag;
-            node.next = 0;
-        } else {
-            node.next = producer.head;
         }
         producer.head = tag;
         ++producer.count;
@@ -81,6 +121,15 @@ class EdgeLinker {
     std::unique_ptr<std::uint32_t[]> staged_producers_;
     std::uint32_t staged_producer_count_ = 0;
     std::uint64_t staged_edges_ = 0;
+
+    // The remembered list (remembered_size_ = 0: none), its run and the watermark it was selected under,
+    // and the distinct producer slots it staged, in order.
+    std::unique_ptr<TaskId[]> remembered_ids_;
+    std::unique_ptr<std::uint32_t[]> remembered_slots_;
+    std::size_t remembered_size_ = 0;
+    std::uint32_t remembered_staged_ = 0;
+    std::uint64_t remembered_run_ = 0;
+    std::uint64_t remembered_retired_before_ = 0;
 
   public:
     /// kBytesPerSlot: what the linker allocates per window slot (for the out-of-memory diagnosis).

@@ -104,7 +104,11 @@ TaskId Runtime::Impl::submit_as(const TaskSpec& spec, std::span<const TaskId> pr
                                                  id);
     HeapNeed heap_need;
     validate_spec(spec, id, heap_need);
-    validate_producers(producers, id, spec);
+    // A list equal to the linker's remembered one passed this check for an earlier task of the run.
+    const bool remembered = linker.may_remember(producers) &&
+                            linker.remembers(producers, window.run_first_id()) &&
+                            spec.kind != TaskKind::Alloc;
+    if (!remembered) validate_producers(producers, id, spec);
 
     check_heap_need(heap_need.reserve_bytes(), id, &spec);
     {
@@ -119,7 +123,7 @@ TaskId Runtime::Impl::submit_as(const TaskSpec& spec, std::span<const TaskId> pr
         PhaseTimerIf<kObserved> timer(config.profile_orchestrator, stats.fanin_ns);
         const std::uint64_t edge_begin = engine.edges.head();
         const std::uint32_t expected =
-            linker.select_and_stage(id, slot, producers, window, t, engine.edges, stats);
+            linker.select_and_stage(id, slot, producers, window, t, engine.edges, stats, remembered);
         // Every field is written before the first link publishes the slot (see "The fanin counter").
         t.fanin_pending.store(static_cast<std::int32_t>(expected), std::memory_order_relaxed);
         t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);

@@ -1,10 +1,12 @@
 // docs/architecture.md "Components", white-box: the run state machine refuses every transition its diagram
 // does not list and lets one thread hold a run at a time; the task window retires in id order, only what no
 // scope and no reference holds, handing each task's ring marks back; the edge linker merges duplicate
-// producers and skips retired ones.
+// producers, skips retired ones, and stages a long list named again from its first selection.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <iterator>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -161,6 +163,122 @@ TEST_CASE("selecting and staging in one pass stages one edge per distinct live p
     CHECK(linker.select_and_stage(TaskId{4}, window.slot_of(4), second, window, tasks[window.slot_of(4)],
                                   edges, stats) == 1);
     CHECK(edges.at(first_node + 2).next == first_node % edges.capacity() + 1);  // 1 + the first node's index
+}
+
+namespace {
+
+/// staged_producers: the producer slots of the `count` edge nodes allocated from `first` on.
+std::vector<std::uint32_t> staged_producers(const pto::detail::EdgePool& edges, std::uint64_t first,
+                                            std::uint64_t count) {
+    std::vector<std::uint32_t> slots;
+    for (std::uint64_t n = first; n < first + count; ++n)
+        slots.push_back(edges.at(n).producer_slot);
+    return slots;
+}
+
+}  // namespace
+
+TEST_CASE("a long producer list named again stages the same edges as its first selection",
+          "[runtime][linker]") {
+    TaskWindow window(64);
+    TaskTable tasks(64);
+    EdgeLinker linker(64);
+    pto::detail::EdgePool edges(256);
+    pto::OrchestratorStats stats;
+    window.start_run();
+    for (int i = 0; i < 6; ++i)
+        submit(window, tasks, 1, false, RingMarks{});  // tasks 0..5: the producers
+    const auto consume = [&](std::span<const TaskId> producers) {
+        const TaskId id{window.next_id()};
+        submit(window, tasks, 1, false, RingMarks{});
+        const std::uint32_t slot = window.slot_of(id.value);
+        return linker.select_and_stage(id, slot, producers, window, tasks[slot], edges, stats);
+    };
+    const std::vector<std::uint32_t> first_five = {window.slot_of(0), window.slot_of(1), window.slot_of(2),
+                                                   window.slot_of(3), window.slot_of(4)};
+
+    TaskId list[] = {TaskId{0}, TaskId{1}, TaskId{2}, TaskId{3}, TaskId{4}, TaskId{2}};
+    REQUIRE(std::size(list) >= EdgeLinker::kMinRemembered);
+    CHECK_FALSE(linker.remembers(list, window.run_first_id()));
+    std::uint64_t node = edges.head();
+    CHECK(consume(list) == 5);  // task 6
+    CHECK(staged_producers(edges, node, 5) == first_five);
+    CHECK(linker.remembers(list, window.run_first_id()));
+
+    // An equal list in another array, after a short list that neither uses nor replaces the remembered
+    // one: the same edges, each pushed in front of the first consumer's node of its producer.
+    const TaskId short_list[] = {TaskId{5}};
+    CHECK(consume(short_list) == 1);  // task 7
+    const std::vector<TaskId> copy(std::begin(list), std::end(list));
+    REQUIRE(linker.remembers(copy, window.run_first_id()));
+    const std::uint64_t second = edges.head();
+    CHECK(consume(copy) == 5);  // task 8
+    CHECK(staged_producers(edges, second, 5) == first_five);
+    for (std::uint64_t k = 0; k < 5; ++k) {
+        CHECK(edges.at(second + k).consumer_slot == window.slot_of(8));
+        CHECK(edges.at(second + k).next == (node + k) % edges.capacity() + 1);
+    }
+    CHECK(stats.edges_duplicate == 2);  // task 2 named twice, by each consumer
+
+    // The same array changed in place is a new list: selected (and remembered) again.
+    list[4] = TaskId{5};
+    CHECK_FALSE(linker.remembers(list, window.run_first_id()));
+    node = edges.head();
+    CHECK(consume(list) == 5);  // task 9
+    CHECK(staged_producers(edges, node, 5) == std::vector<std::uint32_t>{window.slot_of(0), window.slot_of(1),
+                                                                         window.slot_of(2), window.slot_of(3),
+                                                                         window.slot_of(5)});
+    CHECK(linker.remembers(list, window.run_first_id()));
+    CHECK(stats.edges_duplicate == 3);
+}
+
+TEST_CASE("a remembered list is selected again once a task retired, and never outlives its run",
+          "[runtime][linker]") {
+    TaskWindow window(16);
+    TaskTable tasks(16);
+    EdgeLinker linker(16);
+    pto::detail::EdgePool edges(64);
+    pto::OrchestratorStats stats;
+    window.start_run();
+    submit(window, tasks, 0, false, RingMarks{});  // task 0: no reference, retires below
+    for (int i = 1; i < 5; ++i)
+        submit(window, tasks, 1, false, RingMarks{});  // tasks 1..4
+    tasks[window.slot_of(0)].outcome.store(Outcome::Failed);
+    const TaskId list[] = {TaskId{0}, TaskId{1}, TaskId{2}, TaskId{3}, TaskId{4}};
+    submit(window, tasks, 1, false, RingMarks{});  // task 5
+    CHECK(linker.select_and_stage(TaskId{5}, window.slot_of(5), list, window, tasks[window.slot_of(5)], edges,
+                                  stats) == 5);
+    REQUIRE(linker.remembers(list, window.run_first_id()));
+
+    // Task 0 retires (failed): the next consumer of the list skips it and is cancelled, as a first
+    // selection would do.
+    window.retire(tasks, [](const RingMarks&) {});
+    REQUIRE(window.retired_before() == 1);
+    submit(window, tasks, 1, false, RingMarks{});  // task 6
+    const std::uint32_t consumer = window.slot_of(6);
+    const std::uint64_t node = edges.head();
+    CHECK(linker.select_and_stage(TaskId{6}, consumer, list, window, tasks[consumer], edges, stats,
+                                  /*known_remembered=*/true) == 4);
+    CHECK(stats.edges_to_retired == 1);
+    CHECK(tasks[consumer].outcome.load() == Outcome::Cancelled);
+    CHECK(staged_producers(edges, node, 4) == std::vector<std::uint32_t>{window.slot_of(1), window.slot_of(2),
+                                                                         window.slot_of(3),
+                                                                         window.slot_of(4)});
+    // A list that met a retired producer is not remembered.
+    CHECK_FALSE(linker.remembers(list, window.run_first_id()));
+
+    // Remembered again, then a new run: the ids of the old one are not taken as checked.
+    const TaskId live[] = {TaskId{1}, TaskId{2}, TaskId{3}, TaskId{4}};
+    submit(window, tasks, 1, false, RingMarks{});  // task 7
+    CHECK(linker.select_and_stage(TaskId{7}, window.slot_of(7), live, window, tasks[window.slot_of(7)], edges,
+                                  stats) == 4);
+    REQUIRE(linker.remembers(live, window.run_first_id()));
+    for (std::uint64_t id = 1; id < window.next_id(); ++id)
+        tasks[window.slot_of(id)].link.store(0);
+    window.retire(tasks, [](const RingMarks&) {});
+    REQUIRE(window.all_retired());
+    window.start_run();
+    CHECK_FALSE(linker.remembers(live, window.run_first_id()));
 }
 
 TEST_CASE("an edge pool appender hands out nodes past the ring's end and commits its head",

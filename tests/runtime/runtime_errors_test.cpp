@@ -159,6 +159,29 @@ TEST_CASE("a dependency on an invalid id or a task of an earlier run is rejected
     });
 }
 
+TEST_CASE("a long producer list named again is still checked when changed in place or in a new run",
+          "[runtime][errors]") {
+    // The linker remembers the last long list it linked, and a list equal to it is not walked again: an
+    // array changed in place, and the same ids in the next run, must not pass for it.
+    Runtime& rt = shared_runtime();
+    std::vector<TaskId> producers;
+    const auto name_twice = [&] {
+        producers.clear();
+        for (int i = 0; i < 6; ++i)
+            producers.push_back(submit_aiv(kNop, Args()).task_id());
+        for (int c = 0; c < 2; ++c)
+            submit_aiv(kNop, Args().set_dependencies(producers));
+    };
+    expect_error(rt, ErrorCode::InvalidDependency, "has not been submitted yet", [&] {
+        name_twice();
+        producers[3] = TaskId{producers.back().value + 10};
+        submit_aiv(kNop, Args().set_dependencies(producers));
+    });
+    pto::run(rt, name_twice);
+    expect_error(rt, ErrorCode::InvalidDependency, "earlier run",
+                 [&] { submit_aiv(kNop, Args().set_dependencies(producers)); });
+}
+
 TEST_CASE("set_dependencies twice is rejected; n = 0 clears", "[runtime][errors]") {
     expect_error(shared_runtime(), ErrorCode::DependenciesAlreadySet, "set_dependencies was called twice",
                  [] {

@@ -6,7 +6,9 @@
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
+#include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "pto/scope/orchestration.h"
 
@@ -100,4 +102,33 @@ TEST_CASE("a consumer submitted after its producer failed is cancelled, not run"
     CHECK(r.failed == 1);
     CHECK(r.cancelled == 1);
     CHECK(counters.ran.load() == 0);
+}
+
+TEST_CASE("a long producer list named again after its failed producer retired cancels the consumer",
+          "[runtime][failure]") {
+    // The second consumer names the list the linker remembers from the first, but the window is small, so
+    // the filler tasks between them make the failed producer (and its slot's later occupants) retire first.
+    Counters counters;
+    RuntimeConfig c;
+    c.executor = Executor::Compute;
+    c.window_tasks = 16;
+    Runtime rt(c);
+    rt.register_kernel(FuncId{0}, KernelInfo{"ok", 1.0, &ok_kernel, &counters});
+    rt.register_kernel(FuncId{1}, KernelInfo{"bad", 1.0, &failing_kernel, nullptr});
+    const RunReport r = pto::run(
+        rt,
+        [&] {
+            std::vector<TaskId> producers{submit_aiv(FuncId{1}, Args()).task_id()};
+            for (int i = 0; i < 4; ++i)
+                producers.push_back(submit_aiv(FuncId{0}, Args()).task_id());
+            submit_aiv(FuncId{0}, Args().set_dependencies(producers));
+            for (int i = 0; i < 40; ++i)
+                submit_aiv(FuncId{0}, Args());
+            REQUIRE(detail::TaskPort(rt).retired_before().value > producers.back().value);
+            submit_aiv(FuncId{0}, Args().set_dependencies(producers));
+        },
+        RunOptions{.throw_on_kernel_failure = false});
+    CHECK(r.failed == 1);
+    CHECK(r.cancelled == 2);
+    CHECK(counters.ran.load() == 4 + 40);
 }
