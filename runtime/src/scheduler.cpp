@@ -195,7 +195,6 @@ class Scheduler::Backend {
     }
     std::optional<SubtaskEnd> start(ClusterState&, CoreState& core) {
         if constexpr (E == Executor::Instant) {
-            core.start_ns = now_;
             return SubtaskEnd{now_, now_, now_, false};
         } else {
             s_.start_running<E>(core, now_);

@@ -20,7 +20,8 @@
 //   using Cluster, Ref                    a cluster (units, unit[u].running / .pending / .global_index,
 //                                         mix_lanes_left, mix_failed) and the subtask reference a core slot
 //                                         holds (slot, block, lane, dispatch_ns, dispatch_seq, is_empty())
-//   kPollsCores                           false if subtasks end as they start (nothing to collect)
+//   kPollsCores                           false if subtasks end as they start (nothing to collect, and a
+//                                         core never holds one: start() always returns its end)
 //   kPendingMayHaveEnded                  whether a promoted pending subtask may already have ended when
 //                                         its core was polled (virtual time: its end is known in advance)
 //   clusters(), ready()                   the thread's clusters, and the ready queues (see HeldReadySource)
@@ -61,7 +62,9 @@ namespace pto::detail {
 
 /// HeldReadySource: the dispatch policy's view of the ready queues for one pass. Popping a task takes its
 /// queue token: while held, only this thread claims its blocks, in order. A task with blocks left at the end
-/// of the pass is pushed back to the tail of its queue, so other threads can spread its SPMD blocks.
+/// of the pass is pushed back to the tail of its queue, so other threads can spread its SPMD blocks. A queue
+/// found empty stays empty for the rest of the plan: the policy asks once per free core, and a pop that
+/// fails reads lines other threads write; what they push meanwhile waits for the next round.
 /// Queues provides try_pop(Shape, slot&), push(Shape, slot), is_empty(Shape), claim_block(slot) (the next
 /// block index, which the caller now owns) and block_num(slot).
 template <class Queues>
@@ -70,14 +73,19 @@ class HeldReadySource {
     explicit HeldReadySource(Queues& queues) : queues_(queues) {}
 
     [[nodiscard]] bool has(Shape shape) const {
-        return held_[index(shape)] != kNoSlot || !queues_.is_empty(shape);
+        const std::uint32_t i = index(shape);
+        return held_[i] != kNoSlot || (!drained_[i] && !queues_.is_empty(shape));
     }
 
     bool take(Shape shape, std::uint32_t& slot, std::uint32_t& block) {
-        std::uint32_t& held = held_[index(shape)];
+        const std::uint32_t i = index(shape);
+        std::uint32_t& held = held_[i];
         if (held == kNoSlot) {
             std::uint32_t popped = kNoSlot;
-            if (!queues_.try_pop(shape, popped)) return false;
+            if (drained_[i] || !queues_.try_pop(shape, popped)) {
+                drained_[i] = true;
+                return false;
+            }
             held = popped;
         }
         slot = held;
@@ -104,6 +112,7 @@ class HeldReadySource {
 
     Queues& queues_;
     std::uint32_t held_[kHeldShapes] = {kNoSlot, kNoSlot, kNoSlot};
+    bool drained_[kHeldShapes] = {};  // a pop of this shape failed in this plan
 };
 
 /// snapshot_occupancy: what plan_dispatch needs of each cluster: which units hold a running or a pending
@@ -119,6 +128,14 @@ void snapshot_occupancy(std::span<const Cluster> clusters, std::span<ClusterOccu
             occ.pending[u] = !cluster.unit[u].pending.is_empty();
         }
     }
+}
+
+/// mark_idle: the occupancy of clusters whose units hold nothing between writes (a back end whose subtasks
+/// end as they start): every unit free, without reading the cores.
+template <class Cluster>
+void mark_idle(std::span<const Cluster> clusters, std::span<ClusterOccupancy> occupancy) {
+    for (std::size_t i = 0; i < clusters.size(); ++i)
+        occupancy[i] = ClusterOccupancy{.units = clusters[i].units};
 }
 
 /// SubtaskEnd: how a subtask ended, in the back end's clock: when its core took it up (handoff), when its
@@ -304,7 +321,10 @@ class SchedulerPass {
             return;
         }
         const std::span<Cluster> clusters = b_.clusters();
-        snapshot_occupancy(std::span<const Cluster>(clusters), std::span<ClusterOccupancy>(s_.occupancy));
+        if constexpr (B::kPollsCores)
+            snapshot_occupancy(std::span<const Cluster>(clusters), std::span<ClusterOccupancy>(s_.occupancy));
+        else
+            mark_idle(std::span<const Cluster>(clusters), std::span<ClusterOccupancy>(s_.occupancy));
         HeldReadySource source(b_.ready());
         const std::uint32_t placed =
             plan_dispatch(std::span<ClusterOccupancy>(s_.occupancy.data(), clusters.size()), source,
@@ -324,6 +344,16 @@ class SchedulerPass {
         const Shape shape = b_.shape_of(p.slot);
         if (p.lane == 0) b_.charge_write(shape == Shape::MIX ? cluster.units : 1);
         const Ref ref = b_.make_ref(p, core);
+        if constexpr (!B::kPollsCores) {
+            // Ends as it starts (the instant executor): the core never holds it, so nothing is written to
+            // the core and no pending slot is used.
+            if (shape == Shape::MIX && p.lane == 0) {
+                cluster.mix_lanes_left = cluster.units;
+                cluster.mix_failed = false;
+            }
+            end_subtask(cluster, core, ref, *b_.start(cluster, core));
+            return;
+        }
         if (p.to_pending) {
             core.pending = ref;
             return;

@@ -1,12 +1,13 @@
 // docs/architecture.md, white-box: the pure dispatch policy shared by the scheduler threads and the
 // virtual-time model. MIX takes whole idle clusters first, idle cores come before pending slots, SPMD blocks
-// are spread.
+// are spread; a plan asks each empty ready queue once.
 #include <catch2/catch.hpp>
 
 #include <deque>
 #include <vector>
 
 #include "dispatch_policy.h"
+#include "scheduler_pass.h"
 
 using pto::detail::ClusterOccupancy;
 using pto::detail::Placement;
@@ -139,4 +140,58 @@ TEST_CASE("work is not parked in pending slots while another thread has an idle 
     REQUIRE(placed.size() == 1);
     CHECK(placed[0].unit == 0);
     CHECK(placed[0].to_pending);
+}
+
+namespace {
+
+/// CountingQueues: the queue interface HeldReadySource reads (scheduler_pass.h), counting the pops it tries.
+struct CountingQueues {
+    std::deque<std::uint32_t> queues[4];
+    std::uint32_t blocks[16] = {};
+    std::uint32_t claimed[16] = {};
+    int pops_tried[4] = {};
+
+    bool try_pop(Shape s, std::uint32_t& slot) {
+        ++pops_tried[static_cast<int>(s)];
+        auto& q = queues[static_cast<int>(s)];
+        if (q.empty()) return false;
+        slot = q.front();
+        q.pop_front();
+        return true;
+    }
+    void push(Shape s, std::uint32_t slot) { queues[static_cast<int>(s)].push_back(slot); }
+    bool is_empty(Shape s) const { return queues[static_cast<int>(s)].empty(); }
+    std::uint32_t claim_block(std::uint32_t slot) { return claimed[slot]++; }
+    std::uint32_t block_num(std::uint32_t slot) const { return blocks[slot]; }
+};
+
+}  // namespace
+
+TEST_CASE("a plan asks an empty ready queue once, however many cores are free", "[runtime][dispatch]") {
+    // A failed pop reads lines other threads write; eight idle clusters would otherwise ask the empty AIC
+    // queue eight times and the drained AIV queue fourteen.
+    CountingQueues queues;
+    queues.blocks[1] = queues.blocks[2] = 1;
+    queues.push(Shape::AIV, 1);
+    queues.push(Shape::AIV, 2);
+    std::vector<ClusterOccupancy> clusters(8);
+    std::vector<Placement> out(clusters.size() * 6);
+    pto::detail::HeldReadySource source(queues);
+    const std::uint32_t placed =
+        plan_dispatch(std::span<ClusterOccupancy>(clusters), source, true, {}, out.data());
+    CHECK(placed == 2);
+    CHECK(queues.pops_tried[static_cast<int>(Shape::AIV)] == 3);
+    CHECK(queues.pops_tried[static_cast<int>(Shape::AIC)] == 1);
+    CHECK(queues.pops_tried[static_cast<int>(Shape::MIX)] == 0);
+    CHECK_FALSE(source.release());
+
+    // Work pushed after the plan is seen by the next one, which starts with a fresh source.
+    queues.blocks[3] = 2;
+    queues.push(Shape::AIC, 3);
+    std::vector<ClusterOccupancy> next(8);
+    pto::detail::HeldReadySource again(queues);
+    CHECK(plan_dispatch(std::span<ClusterOccupancy>(next), again, true, {}, out.data()) == 2);
+    CHECK(out[0].slot == 3);
+    CHECK(out[1].slot == 3);
+    CHECK(out[0].block != out[1].block);
 }
