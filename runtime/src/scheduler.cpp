@@ -282,7 +282,9 @@ Scheduler::Scheduler(Engine& engine, const RunSettings& settings, ComputePool* c
     pass_.prepare(cluster_count_);
     ctx_.cancelled_ready.reserve(config.window_tasks);
     ctx_.local_ready = &local_ready_;
-    finished_blocks_.reserve(pass_.placements.size());
+    finished_capacity_ = static_cast<std::uint32_t>(
+        std::max<std::size_t>({1, pass_.placements.size(), pass_.ended.capacity()}));
+    finished_blocks_ = std::make_unique<FinishedBlocks[]>(finished_capacity_);
     thread_ = std::thread([this] { thread_main(); });
 }
 
@@ -438,23 +440,9 @@ void Scheduler::record_pass(std::int64_t t0, std::int64_t t1, std::int64_t t2, s
             AicpuRecord{thread, AicpuActivity::Dispatch, placed, TaskId{}, t1 - base, t2 - base});
 }
 
-void Scheduler::block_finished(std::uint32_t slot, bool failed) {
-    // Read while this block is still uncounted: once another thread finishes the last block, the task may
-    // retire and its slot be reused at any moment.
-    const std::uint32_t block_num = engine_.tasks[slot].block_num;
-    // Blocks of one task finishing in one pass are counted with one RMW (flush_finished_blocks): an SPMD
-    // launch of n blocks costs one atomic per pass instead of n.
-    if (!finished_blocks_.empty() && finished_blocks_.back().slot == slot) {
-        FinishedBlocks& batch = finished_blocks_.back();
-        ++batch.count;
-        batch.failed |= failed;
-    } else {
-        finished_blocks_.push_back(FinishedBlocks{slot, 1, block_num, failed});
-    }
-}
-
 void Scheduler::flush_finished_blocks() {
-    for (const FinishedBlocks& batch : finished_blocks_) {
+    for (std::uint32_t i = 0; i < finished_count_; ++i) {
+        const FinishedBlocks& batch = finished_blocks_[i];
         TaskSlot& task = engine_.tasks[batch.slot];
         // Ordered before the block count (release) so the thread finishing the last block sees it.
         if (batch.failed) task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
@@ -466,7 +454,7 @@ void Scheduler::flush_finished_blocks() {
         ++stats_.tasks_completed;
         engine_.complete_task(batch.slot, task.outcome.load(std::memory_order_relaxed), ctx_);
     }
-    finished_blocks_.clear();
+    finished_count_ = 0;
 }
 
 void Scheduler::drop_unstarted(CoreState& core) {
