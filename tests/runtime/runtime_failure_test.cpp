@@ -31,6 +31,22 @@ int failing_kernel(const KernelContext&) {
     return 7;
 }
 
+/// compute_config: a compute-executor configuration of `window` tasks.
+RuntimeConfig compute_config(std::uint32_t window = RuntimeConfig{}.window_tasks) {
+    RuntimeConfig c;
+    c.executor = Executor::Compute;
+    c.window_tasks = window;
+    return c;
+}
+
+/// register_ok_and_bad: kernel 0 counts its runs in `counters`, kernel 1 returns an error.
+void register_ok_and_bad(Runtime& rt, Counters& counters) {
+    rt.register_kernel(FuncId{0}, KernelInfo{"ok", 1.0, &ok_kernel, &counters});
+    rt.register_kernel(FuncId{1}, KernelInfo{"bad", 1.0, &failing_kernel, nullptr});
+}
+
+constexpr RunOptions kReportFailures{.throw_on_kernel_failure = false};
+
 }  // namespace
 
 //   ok0 ── bad ──┬── c1 ── c2 (cancelled)
@@ -82,11 +98,8 @@ TEST_CASE("a failing kernel cancels its transitive dependants and the run names 
 
 TEST_CASE("a consumer submitted after its producer failed is cancelled, not run", "[runtime][failure]") {
     Counters counters;
-    RuntimeConfig c;
-    c.executor = Executor::Compute;
-    Runtime rt(c);
-    rt.register_kernel(FuncId{0}, KernelInfo{"ok", 1.0, &ok_kernel, &counters});
-    rt.register_kernel(FuncId{1}, KernelInfo{"bad", 1.0, &failing_kernel, nullptr});
+    Runtime rt(compute_config());
+    register_ok_and_bad(rt, counters);
     const RunReport r = pto::run(
         rt,
         [&] {
@@ -98,7 +111,7 @@ TEST_CASE("a consumer submitted after its producer failed is cancelled, not run"
                 submit_aiv(FuncId{0}, Args().set_dependencies(&bad, 1));
             }
         },
-        RunOptions{.throw_on_kernel_failure = false});
+        kReportFailures);
     CHECK(r.failed == 1);
     CHECK(r.cancelled == 1);
     CHECK(counters.ran.load() == 0);
@@ -109,12 +122,8 @@ TEST_CASE("a long producer list named again after its failed producer retired ca
     // The second consumer names the list the linker remembers from the first, but the window is small, so
     // the filler tasks between them make the failed producer (and its slot's later occupants) retire first.
     Counters counters;
-    RuntimeConfig c;
-    c.executor = Executor::Compute;
-    c.window_tasks = 16;
-    Runtime rt(c);
-    rt.register_kernel(FuncId{0}, KernelInfo{"ok", 1.0, &ok_kernel, &counters});
-    rt.register_kernel(FuncId{1}, KernelInfo{"bad", 1.0, &failing_kernel, nullptr});
+    Runtime rt(compute_config(16));
+    register_ok_and_bad(rt, counters);
     const RunReport r = pto::run(
         rt,
         [&] {
@@ -127,7 +136,7 @@ TEST_CASE("a long producer list named again after its failed producer retired ca
             REQUIRE(detail::TaskPort(rt).retired_before().value > producers.back().value);
             submit_aiv(FuncId{0}, Args().set_dependencies(producers));
         },
-        RunOptions{.throw_on_kernel_failure = false});
+        kReportFailures);
     CHECK(r.failed == 1);
     CHECK(r.cancelled == 2);
     CHECK(counters.ran.load() == 4 + 40);
