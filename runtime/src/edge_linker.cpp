@@ -23,12 +23,23 @@ std::uint32_t EdgeLinker::select_long(TaskId id, std::uint32_t slot, std::span<c
                                       OrchestratorStats& stats, bool known_remembered) {
     if (producers.size() > kMaxRemembered)
         return select<false>(id, slot, producers, window, consumer, edges, stats);
-    // The remembered selection holds while no task retired since: the same producers are live, none of
-    // them had retired (a list that met a retired producer is not remembered), so none cancels `consumer`.
-    if ((known_remembered || remembers(producers, window.run_first_id())) &&
-        remembered_retired_before_ == window.retired_before())
-        return stage_remembered(slot, edges, stats);
+    if ((known_remembered || remembers(producers, window.run_first_id())) && remembered_still_holds(window))
+        return stage_remembered(slot, consumer, edges, stats);
     return select<true>(id, slot, producers, window, consumer, edges, stats);
+}
+
+bool EdgeLinker::remembered_still_holds(const TaskWindow& window) {
+    // The remembered selection holds while none of the producers it staged has retired since: those that
+    // had retired then still have (and cancel consumers alike), the others still hold their slots.
+    const std::uint64_t now = window.retired_before();
+    if (now == remembered_retired_before_) return true;
+    for (std::size_t i = 0; i < remembered_size_; ++i) {
+        const std::uint64_t p = remembered_ids_[i].value;
+        if (p >= remembered_retired_before_ && p < now) return false;
+    }
+    // The list splits into retired and live producers at `now` exactly as it did then.
+    remembered_retired_before_ = now;
+    return true;
 }
 
 template <bool kRemember>
@@ -44,13 +55,16 @@ std::uint32_t EdgeLinker::select(TaskId id, std::uint32_t slot, std::span<const 
     const std::uint64_t retired_before = window.retired_before();
     EdgePool::Appender nodes(edges);
     std::uint32_t staged = 0;
-    bool met_retired = false;
+    std::uint32_t to_retired = 0;
+    bool cancels = false;
     for (TaskId p : producers) {
         if (p.value < retired_before) {
             ++stats.edges_to_retired;
-            met_retired = true;
-            if (window.retired().is_unsuccessful(p)) [[unlikely]]
+            if constexpr (kRemember) ++to_retired;
+            if (window.retired().is_unsuccessful(p)) [[unlikely]] {
                 consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
+                cancels = true;
+            }
             continue;
         }
         const std::uint32_t ps = slots.slot_of(p.value);
@@ -67,14 +81,13 @@ std::uint32_t EdgeLinker::select(TaskId id, std::uint32_t slot, std::span<const 
     nodes.commit();
     staged_edges_ += staged;
     if constexpr (kRemember) {
-        // The slots above overwrote the previous list's, so it is gone either way.
-        remembered_size_ = met_retired ? 0 : producers.size();
-        if (!met_retired) {
-            std::memcpy(remembered_ids_.get(), producers.data(), producers.size_bytes());
-            remembered_staged_ = staged;
-            remembered_run_ = window.run_first_id();
-            remembered_retired_before_ = retired_before;
-        }
+        std::memcpy(remembered_ids_.get(), producers.data(), producers.size_bytes());
+        remembered_size_ = producers.size();
+        remembered_staged_ = staged;
+        remembered_to_retired_ = to_retired;
+        remembered_cancels_ = cancels;
+        remembered_run_ = window.run_first_id();
+        remembered_retired_before_ = retired_before;
     }
     return staged;
 }
@@ -82,7 +95,10 @@ std::uint32_t EdgeLinker::select(TaskId id, std::uint32_t slot, std::span<const 
 template std::uint32_t EdgeLinker::select<false>(TaskId, std::uint32_t, std::span<const TaskId>,
                                                  const TaskWindow&, TaskSlot&, EdgePool&, OrchestratorStats&);
 
-std::uint32_t EdgeLinker::stage_remembered(std::uint32_t slot, EdgePool& edges, OrchestratorStats& stats) {
+std::uint32_t EdgeLinker::stage_remembered(std::uint32_t slot, TaskSlot& consumer, EdgePool& edges,
+                                           OrchestratorStats& stats) {
+    if (remembered_cancels_) [[unlikely]]
+        consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
     Staging* const staging = staging_.get();
     const std::uint32_t* const remembered = remembered_slots_.get();
     const std::uint32_t staged = remembered_staged_;
@@ -93,7 +109,8 @@ std::uint32_t EdgeLinker::stage_remembered(std::uint32_t slot, EdgePool& edges, 
     }
     nodes.commit();
     staged_edges_ += staged;
-    stats.edges_duplicate += remembered_size_ - staged;
+    stats.edges_to_retired += remembered_to_retired_;
+    stats.edges_duplicate += remembered_size_ - staged - remembered_to_retired_;
     return staged;
 }
 
@@ -103,17 +120,20 @@ void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats
     for (std::uint32_t i = 0; i < staged_producer_count_; ++i) {
         const std::uint32_t ps = staged_producers_[i];
         Staging& producer = staging_[ps];
-        const std::uint64_t refs = producer.count * kLinkRefUnit;
+        // A reference per consumer only on a producer that keeps outputs (set_keeps_outputs).
+        const std::uint64_t refs = producer.unreferenced != 0 ? 0 : producer.count * kLinkRefUnit;
         EdgeNode& tail = engine.edges.node(producer.tail - 1);
         std::atomic<std::uint64_t>& link = engine.tasks[ps].link;
-        std::uint64_t word = link.load(std::memory_order_relaxed);
+        // Acquire (here and on a failed exchange): a closed word read this way shows the completer's outcome,
+        // which it stored before its close CAS.
+        std::uint64_t word = link.load(std::memory_order_acquire);
         for (;;) {
             if (link_is_closed(word)) {
-                // Completed already: every staged consumer holds a reference for its outputs but waits for
-                // nothing from it. acq_rel: the acquire side sees the completer's outcome (stored before its
-                // close CAS).
-                if (!link.compare_exchange_weak(word, word + refs, std::memory_order_acq_rel,
-                                                std::memory_order_relaxed))
+                // Completed already: the staged consumers wait for nothing from it; those of a producer that
+                // keeps outputs hold a reference on it, taken here. The producer cannot retire meanwhile:
+                // only this thread retires, and it flushes first.
+                if (refs != 0 && !link.compare_exchange_weak(word, word + refs, std::memory_order_acq_rel,
+                                                             std::memory_order_acquire))
                     continue;
                 const bool failed = engine.tasks[ps].outcome.load(std::memory_order_relaxed) != Outcome::Ok;
                 // The staged list was never published, so no other thread reads it while we walk it. Walk
@@ -134,7 +154,7 @@ void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats
             // Release: the nodes and the consumers' slots are visible to the completer that takes the list
             // with its acquire close.
             if (link.compare_exchange_weak(word, pushed, std::memory_order_acq_rel,
-                                           std::memory_order_relaxed)) {
+                                           std::memory_order_acquire)) {
                 stats.edges_linked += producer.count;
                 break;
             }

@@ -45,9 +45,9 @@ class EdgeLinker {
     // Graph code often names one long producer list for many consumers in a row (every launch of a stage
     // after every launch of the one before: Qwen3's out_proj after all online_softmax, down_proj after all
     // silu). The linker keeps the last list of kMinRemembered..kMaxRemembered producers it selected, with
-    // the slots it staged; a consumer naming the same ids again, while no task retired in between, stages
-    // those slots directly: no retirement test, no duplicate merge, and (remembers(), for the submit) no
-    // second check that the ids precede it. Shorter lists neither use nor replace it.
+    // the slots it staged; a consumer naming the same ids again, while none of those staged producers has
+    // retired, stages those slots directly: no retirement test, no duplicate merge, and (remembers(), for
+    // the submit) no second check that the ids precede it. Shorter lists neither use nor replace it.
 
     static constexpr std::size_t kMinRemembered = 4;
     static constexpr std::size_t kMaxRemembered = 512;
@@ -61,6 +61,17 @@ class EdgeLinker {
     /// test may_remember first.
     [[nodiscard, gnu::noinline]] bool remembers(std::span<const TaskId> producers,
                                                 std::uint64_t run_first) const;
+
+    // ---- What consumers hold on a producer
+
+    /// set_keeps_outputs: whether the task now in `slot` allocated buffers from the heap ring (create-info
+    /// outputs, alloc_tensors). Only then do its consumers hold a reference on it, keeping it from retiring
+    /// (and its buffers from being freed) until they finish; a task that allocated nothing may retire as
+    /// soon as it completed, and its consumers neither take nor drop a reference. Set for every task
+    /// before any consumer is staged on it.
+    void set_keeps_outputs(std::uint32_t slot, bool keeps) {
+        staging_[slot].unreferenced = keeps ? 0 : kUnreferenced;
+    }
 
     // ---- Flushing
 
@@ -85,8 +96,13 @@ class EdgeLinker {
     std::uint32_t select_long(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
                               const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
                               OrchestratorStats& stats, bool known_remembered);
-    /// stage_remembered: stages an edge from each slot the remembered selection staged.
-    std::uint32_t stage_remembered(std::uint32_t slot, EdgePool& edges, OrchestratorStats& stats);
+    /// remembered_still_holds: no producer the remembered selection staged has retired since (a walk of the
+    /// list only when the watermark moved).
+    bool remembered_still_holds(const TaskWindow& window);
+    /// stage_remembered: stages an edge from each slot the remembered selection staged, and cancels
+    /// `consumer` if that selection met a retired producer that failed or was cancelled.
+    std::uint32_t stage_remembered(std::uint32_t slot, TaskSlot& consumer, EdgePool& edges,
+                                   OrchestratorStats& stats);
 
     /// Staging: the linker's own facts about one producer slot.
     struct Staging {
@@ -96,6 +112,9 @@ class EdgeLinker {
         std::uint32_t head = 0;
         std::uint32_t tail = 0;
         std::uint32_t count = 0;
+        // kUnreferenced when the producer allocated nothing, so its consumers take no reference on it (0, a
+        // reference each, until set_keeps_outputs says otherwise).
+        std::uint32_t unreferenced = 0;
     };
 
     /// stage_one: pushes one edge node (producer slot `ps`, whose staging is `producer` -> consumer `slot`)
@@ -103,7 +122,7 @@ class EdgeLinker {
     void stage_one(Staging& producer, std::uint32_t ps, std::uint32_t slot, EdgePool::Appender& nodes) {
         const std::uint32_t index = nodes.next();
         EdgeNode& node = nodes.node(index);
-        node.producer_slot = ps;
+        node.producer_slot = ps | producer.unreferenced;
         node.consumer_slot = slot;
         const std::uint32_t tag = index + 1;
         node.next = producer.head;  // 0, ending the list, while nothing is staged for the producer
@@ -122,12 +141,15 @@ class EdgeLinker {
     std::uint32_t staged_producer_count_ = 0;
     std::uint64_t staged_edges_ = 0;
 
-    // The remembered list (remembered_size_ = 0: none), its run and the watermark it was selected under,
-    // and the distinct producer slots it staged, in order.
+    // The remembered list (remembered_size_ = 0: none) and its run; the retirement watermark its selection
+    // saw, the distinct producer slots it staged, in order, how many producers had retired, and whether
+    // one of those cancels consumers.
     std::unique_ptr<TaskId[]> remembered_ids_;
     std::unique_ptr<std::uint32_t[]> remembered_slots_;
     std::size_t remembered_size_ = 0;
     std::uint32_t remembered_staged_ = 0;
+    std::uint32_t remembered_to_retired_ = 0;
+    bool remembered_cancels_ = false;
     std::uint64_t remembered_run_ = 0;
     std::uint64_t remembered_retired_before_ = 0;
 

@@ -11,14 +11,19 @@ namespace pto::detail {
 
 /// EdgeNode: one producer->consumer edge of a dynamically submitted task. Allocated when the consumer is
 /// submitted, read by the producer's completer (walking its fanout list through `next`) and by the
-/// consumer's completer (dropping its reference on the producer), freed when the consumer retires: every
-/// reader is done by then, because the producer completed before the consumer ran, and the consumer
-/// completed before it retired.
+/// consumer's completer (dropping its reference on the producer, if it holds one), freed when the consumer
+/// retires: every reader is done by then, because the producer completed before the consumer ran, and the
+/// consumer completed before it retired.
 struct EdgeNode {
-    std::uint32_t producer_slot;
+    std::uint32_t producer_slot;  // with kUnreferenced set when the consumer holds no reference on it
     std::uint32_t consumer_slot;
     std::uint32_t next;  // 1 + index of the next older node in the producer's fanout list; 0 ends it
 };
+
+/// kUnreferenced: set in EdgeNode::producer_slot when the producer allocated nothing from the heap ring, so
+/// its consumers hold no reference on it (see "The link word" in task_slot.h). Windows have at most 2^24
+/// slots, so the bit is never part of a slot.
+inline constexpr std::uint32_t kUnreferenced = 1u << 31;
 
 /// EdgePool: ring of EdgeNodes addressed by a running 64-bit counter; index = counter & mask.
 /// Orchestrator thread only, except that completers read nodes published to them.

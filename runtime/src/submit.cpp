@@ -42,6 +42,7 @@ std::uint32_t Runtime::Impl::init_slot_state(const TaskSpec& spec, TaskId id, bo
     t.static_consumers = nullptr;
     t.static_producers = nullptr;
     window.open_slot(slot, scoped);
+    linker.set_keeps_outputs(slot, false);  // until it allocates (allocate_created, submit_alloc)
     return slot;
 }
 
@@ -51,6 +52,7 @@ void Runtime::Impl::allocate_created(TensorView& view, TaskId id) {
     view.base = heap.try_allocate(bytes);
     PTO_ASSERT(view.base != nullptr, "reserve() guaranteed heap room");
     view.creator = id;
+    linker.set_keeps_outputs(window.slot_of(id.value), true);
 }
 
 template <bool kObserved>

@@ -33,6 +33,7 @@ TaskId Runtime::Impl::submit_alloc(std::span<const TensorCreateInfo> infos, bool
     }
 
     const std::uint32_t slot = init_slot_state(spec, id, scoped);
+    linker.set_keeps_outputs(slot, true);  // its buffers live while a consumer holds it
     {
         detail::PhaseTimer timer(config.profile_orchestrator, stats.arg_copy_ns);
         const std::uint64_t offset = engine.args.append(infos.size(), 0);

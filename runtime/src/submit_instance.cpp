@@ -174,6 +174,7 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         t.static_producers = n.producers;
         t.link.store(n.initial_link, std::memory_order_relaxed);
         window.open_slot(slot, scoped);
+        linker.set_keeps_outputs(slot, false);  // until allocate_created below
         for (std::uint32_t c = 0; c < n.create_info_count; ++c) {
             auto& created = *reinterpret_cast<TensorView*>(args + created_offsets[n.first_created + c]);
             allocate_created(created, id);

@@ -27,17 +27,21 @@ enum class Outcome : std::uint8_t { Ok = 0, Failed = 1, Cancelled = 2 };
 // One 64-bit atomic per slot holds the producer side of the task:
 //   bits  0..31  fanout head: 1 + index of the newest edge node in the fanout list, 0 = empty
 //   bit  32      closed: the task completed and its fanout list was taken
-//   bits 33..63  references that keep the task from retiring: one for its own completion and one per
-//                consumer until that consumer finishes (a consumer may read the producer's
-//                runtime-allocated outputs). The scope's hold is not counted here: only the orchestrator
+//   bits 33..63  references that keep the task from retiring: one for its own completion and, if the task
+//                allocated outputs from the heap ring, one per consumer until that consumer finishes (a
+//                consumer may read them; retiring frees them). A task that allocated nothing retires once it
+//                completed: its consumers hold no reference (EdgeNode's kUnreferenced bit says so) and
+//                never touch its slot again. The scope's hold is not counted here: only the orchestrator
 //                retires tasks, so it keeps that flag privately (TaskWindow, task_window.h).
 //
 // Transitions and owners:
-//   link consumer     orchestrator, CAS: refs += 1; if not closed, the node is pushed as the new head and
-//                     the consumer waits for the producer (fanin); if closed, the consumer only holds a
-//                     reference. Producers below the retirement watermark are never linked.
+//   link consumer     orchestrator, CAS: refs += 1 (a producer with outputs); if not closed, the node is
+//                     pushed as the new head and the consumer waits for the producer (fanin); if closed, the
+//                     consumer only holds a reference (no CAS at all without one). Producers below the
+//                     retirement watermark are never linked.
 //   close             completing thread, CAS: sets closed, clears the head and takes the list.
-//   drop reference    consumer completion, own completion (last, after every other access): fetch_sub.
+//   drop reference    consumer completion (if it holds one), own completion (last, after every other
+//                     access): fetch_sub.
 //   retire            orchestrator only, in id order, when refs == 0 and no open scope holds the task; only
 //                     then may the slot be reused, so no other thread touches a slot whose refs reached 0.
 // Only the orchestrator pushes, so pushes never interleave (no ABA); a push that races with close either

@@ -1,7 +1,10 @@
 // docs/architecture.md and docs/reliability.md, conformance: back-pressure on every pool while progress is
 // possible, an immediate CapacityDeadlock naming the knob when it is not, and a long run through a small
-// window losing nothing.
+// window losing nothing; a producer that allocated nothing retires while its consumers still run.
 #include <catch2/catch.hpp>
+
+#include <atomic>
+#include <thread>
 
 #include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
@@ -135,4 +138,41 @@ TEST_CASE("one million tasks pass through a 64-slot window with nothing lost",
     CHECK(r.completed == kTasks);
     CHECK(r.failed + r.cancelled == 0);
     CHECK(pto::detail::TaskPort(rt).retired_before() == pto::detail::TaskPort(rt).next_task_id());
+}
+
+namespace {
+
+/// gated_kernel: runs until the flag it is given turns true (a consumer still running).
+int gated_kernel(const KernelContext& ctx) {
+    const auto& open = *static_cast<const std::atomic<bool>*>(ctx.user);
+    while (!open.load())
+        std::this_thread::yield();
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("a task retires once it completed unless it allocated outputs its running consumers may read",
+          "[runtime][capacity]") {
+    // A consumer holds a reference on a producer only for its runtime-allocated buffers; a producer that
+    // allocated nothing leaves the window while its consumer still runs.
+    const bool allocates = GENERATE(false, true);
+    std::atomic<bool> open{false};
+    RuntimeConfig c;
+    c.executor = Executor::Compute;
+    Runtime rt(c);
+    rt.register_kernel(kNop, KernelInfo{"nop", 1.0, [](const KernelContext&) { return 0; }, nullptr});
+    rt.register_kernel(FuncId{1}, KernelInfo{"gated", 1.0, &gated_kernel, &open});
+    const RunReport r = pto::run(rt, [&] {
+        Args producer_args;
+        if (allocates) producer_args.output(TensorCreateInfo(DataType::F32, {16}));
+        const TaskId producer = submit_aiv(kNop, producer_args).task_id();
+        submit_aiv(FuncId{1}, Args().after(producer));
+        pto::wait(producer);
+        detail::TaskPort port(rt);
+        CAPTURE(allocates);
+        CHECK((port.try_retire().value > producer.value) == !allocates);
+        open = true;
+    });
+    CHECK(r.completed == 2);
 }

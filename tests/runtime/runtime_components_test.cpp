@@ -8,6 +8,7 @@
 #include <iterator>
 #include <span>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "edge_linker.h"
@@ -232,8 +233,10 @@ TEST_CASE("a long producer list named again stages the same edges as its first s
     CHECK(stats.edges_duplicate == 3);
 }
 
-TEST_CASE("a remembered list is selected again once a task retired, and never outlives its run",
-          "[runtime][linker]") {
+TEST_CASE(
+    "a remembered list is selected again once one of its staged producers retired, and never outlives "
+    "its run",
+    "[runtime][linker]") {
     TaskWindow window(16);
     TaskTable tasks(16);
     EdgeLinker linker(16);
@@ -245,40 +248,54 @@ TEST_CASE("a remembered list is selected again once a task retired, and never ou
         submit(window, tasks, 1, false, RingMarks{});  // tasks 1..4
     tasks[window.slot_of(0)].outcome.store(Outcome::Failed);
     const TaskId list[] = {TaskId{0}, TaskId{1}, TaskId{2}, TaskId{3}, TaskId{4}};
-    submit(window, tasks, 1, false, RingMarks{});  // task 5
-    CHECK(linker.select_and_stage(TaskId{5}, window.slot_of(5), list, window, tasks[window.slot_of(5)], edges,
-                                  stats) == 5);
+    const auto consume = [&](std::span<const TaskId> producers, bool known_remembered) {
+        const TaskId id{window.next_id()};
+        submit(window, tasks, 1, false, RingMarks{});
+        const std::uint32_t slot = window.slot_of(id.value);
+        const std::uint32_t staged =
+            linker.select_and_stage(id, slot, producers, window, tasks[slot], edges, stats, known_remembered);
+        return std::pair{staged, tasks[slot].outcome.load()};
+    };
+    CHECK(consume(list, false) == std::pair{5u, Outcome::Ok});  // task 5
     REQUIRE(linker.remembers(list, window.run_first_id()));
 
-    // Task 0 retires (failed): the next consumer of the list skips it and is cancelled, as a first
-    // selection would do.
+    // Task 0 retires (failed): the next consumer of the list skips it and is cancelled, as a first selection
+    // would do; that selection is remembered, cancellation included.
     window.retire(tasks, [](const RingMarks&) {});
     REQUIRE(window.retired_before() == 1);
-    submit(window, tasks, 1, false, RingMarks{});  // task 6
-    const std::uint32_t consumer = window.slot_of(6);
-    const std::uint64_t node = edges.head();
-    CHECK(linker.select_and_stage(TaskId{6}, consumer, list, window, tasks[consumer], edges, stats,
-                                  /*known_remembered=*/true) == 4);
+    std::uint64_t node = edges.head();
+    CHECK(consume(list, true) == std::pair{4u, Outcome::Cancelled});  // task 6
     CHECK(stats.edges_to_retired == 1);
-    CHECK(tasks[consumer].outcome.load() == Outcome::Cancelled);
     CHECK(staged_producers(edges, node, 4) == std::vector<std::uint32_t>{window.slot_of(1), window.slot_of(2),
                                                                          window.slot_of(3),
                                                                          window.slot_of(4)});
-    // A list that met a retired producer is not remembered.
-    CHECK_FALSE(linker.remembers(list, window.run_first_id()));
+    REQUIRE(linker.remembers(list, window.run_first_id()));
+    node = edges.head();
+    CHECK(consume(list, true) == std::pair{4u, Outcome::Cancelled});  // task 7: the remembered selection
+    CHECK(stats.edges_to_retired == 2);
+    CHECK(staged_producers(edges, node, 4) == std::vector<std::uint32_t>{window.slot_of(1), window.slot_of(2),
+                                                                         window.slot_of(3),
+                                                                         window.slot_of(4)});
 
-    // Remembered again, then a new run: the ids of the old one are not taken as checked.
-    const TaskId live[] = {TaskId{1}, TaskId{2}, TaskId{3}, TaskId{4}};
-    submit(window, tasks, 1, false, RingMarks{});  // task 7
-    CHECK(linker.select_and_stage(TaskId{7}, window.slot_of(7), live, window, tasks[window.slot_of(7)], edges,
-                                  stats) == 4);
-    REQUIRE(linker.remembers(live, window.run_first_id()));
-    for (std::uint64_t id = 1; id < window.next_id(); ++id)
+    // Task 1, a producer the selection staged, retires: its slot may hold another task now, so the list is
+    // selected again.
+    tasks[window.slot_of(1)].link.store(0);
+    window.retire(tasks, [](const RingMarks&) {});
+    REQUIRE(window.retired_before() == 2);
+    node = edges.head();
+    CHECK(consume(list, true) == std::pair{3u, Outcome::Cancelled});  // task 8
+    CHECK(stats.edges_to_retired == 4);
+    CHECK(staged_producers(edges, node, 3) ==
+          std::vector<std::uint32_t>{window.slot_of(2), window.slot_of(3), window.slot_of(4)});
+
+    // A new run: the ids of the old one are not taken as checked.
+    for (std::uint64_t id = 2; id < window.next_id(); ++id)
         tasks[window.slot_of(id)].link.store(0);
     window.retire(tasks, [](const RingMarks&) {});
     REQUIRE(window.all_retired());
+    REQUIRE(linker.remembers(list, window.run_first_id()));
     window.start_run();
-    CHECK_FALSE(linker.remembers(live, window.run_first_id()));
+    CHECK_FALSE(linker.remembers(list, window.run_first_id()));
 }
 
 TEST_CASE("an edge pool appender hands out nodes past the ring's end and commits its head",
