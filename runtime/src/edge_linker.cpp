@@ -63,7 +63,7 @@ std::uint32_t EdgeLinker::select(TaskId id, std::uint32_t slot, std::span<const 
             if constexpr (kRemember) ++to_retired;
             if (window.retired().is_unsuccessful(p)) [[unlikely]] {
                 consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
-                cancels = true;
+                if constexpr (kRemember) cancels = true;
             }
             continue;
         }

@@ -87,7 +87,8 @@ class EdgeLinker {
 
   private:
     /// select: select_and_stage without the remembered list; kRemember: the list's length qualifies, so
-    /// the selection is remembered unless a producer had retired.
+    /// the selection becomes the remembered one (with the producers it found retired, and whether one of
+    /// them cancels consumers).
     template <bool kRemember>
     std::uint32_t select(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
                          const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,

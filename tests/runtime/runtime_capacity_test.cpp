@@ -164,6 +164,11 @@ TEST_CASE("a task retires once it completed unless it allocated outputs its runn
     rt.register_kernel(kNop, KernelInfo{"nop", 1.0, [](const KernelContext&) { return 0; }, nullptr});
     rt.register_kernel(FuncId{1}, KernelInfo{"gated", 1.0, &gated_kernel, &open});
     const RunReport r = pto::run(rt, [&] {
+        // The consumer is let go on every way out, so a failed check cannot leave it spinning.
+        struct Release {
+            std::atomic<bool>& gate;
+            ~Release() { gate = true; }
+        } release{open};
         Args producer_args;
         if (allocates) producer_args.output(TensorCreateInfo(DataType::F32, {16}));
         const TaskId producer = submit_aiv(kNop, producer_args).task_id();
@@ -172,7 +177,6 @@ TEST_CASE("a task retires once it completed unless it allocated outputs its runn
         detail::TaskPort port(rt);
         CAPTURE(allocates);
         CHECK((port.try_retire().value > producer.value) == !allocates);
-        open = true;
     });
     CHECK(r.completed == 2);
 }
