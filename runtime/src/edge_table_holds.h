@@ -1,6 +1,6 @@
 // EdgeTableHolds: the references the runtime keeps on the InstanceEdges of instances that still have
-// unretired tasks, because those tasks' slots point into the tables (TaskSlot::static_consumers /
-// static_producers) until they retire. Orchestrator thread only.
+// unretired tasks, because those tasks' slots point into the tables (TaskSlot::static_consumers) until
+// they retire. Orchestrator thread only.
 #pragma once
 
 #include <cstdint>

@@ -61,14 +61,12 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
     }
 
     // This task no longer needs its producers' outputs: it drops the references it holds (only producers
-    // that allocated outputs take one).
+    // that allocated outputs take one, and template-internal producers none).
     for (std::uint32_t i = 0; i < task.fanin_edge_count; ++i) {
         const std::uint32_t producer =
             edges.at(static_cast<std::uint32_t>(task.fanin_edge_begin + i)).producer_slot;
         if ((producer & kUnreferenced) == 0) drop_reference(producer);
     }
-    for (std::uint16_t i = 0; i < task.static_producer_count; ++i)
-        drop_reference(slot_map.before(slot, task.static_producers[i]));
 
     switch (outcome) {
         case Outcome::Ok:

@@ -217,7 +217,6 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
         out.consumer_count = static_cast<std::uint16_t>(consumers.size());
         out.producers = producers.data();
         out.internal_producers = static_cast<std::uint32_t>(producers.size());
-        out.initial_link = kLinkRefUnit * (1 + consumers.size());
         if (producers.empty()) p.source_nodes_.push_back(k);
         if (n.kind == TaskKind::Kernel) {
             ++p.kernel_tasks_;

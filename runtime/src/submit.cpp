@@ -38,9 +38,7 @@ std::uint32_t Runtime::Impl::init_slot_state(const TaskSpec& spec, TaskId id, bo
     t.funcs[1] = spec.core == CoreType::MIX ? spec.funcs[1] : spec.funcs[0];
     t.funcs[2] = spec.core == CoreType::MIX ? spec.funcs[2] : spec.funcs[0];
     t.static_consumer_count = 0;
-    t.static_producer_count = 0;
     t.static_consumers = nullptr;
-    t.static_producers = nullptr;
     window.open_slot(slot, scoped);
     linker.set_keeps_outputs(slot, false);  // until it allocates (allocate_created, submit_alloc)
     return slot;

@@ -50,12 +50,10 @@ void Runtime::Impl::init_instance_slots(std::span<const InstanceNode> nodes, Tas
         const TaskId id = first.plus(i);
         const std::uint32_t slot = init_slot(n.spec, id, scoped);
         TaskSlot& t = engine.tasks[slot];
+        // The link word keeps init_slot's completion reference only: internal consumers hold none (see
+        // "The link word" in task_slot.h).
         t.static_consumer_count = static_cast<std::uint16_t>(n.consumer_offsets.size());
         t.static_consumers = n.consumer_offsets.data();
-        t.static_producer_count = static_cast<std::uint16_t>(n.producer_offsets.size());
-        t.static_producers = n.producer_offsets.data();
-        // Internal consumers each hold a reference until they finish, like dynamic ones.
-        t.link.store(kLinkRefUnit * (1 + n.consumer_offsets.size()), std::memory_order_relaxed);
         // Boundary edges are staged at once: nothing is published before the flush after link_instance.
         const std::uint64_t edge_begin = engine.edges.head();
         const std::uint32_t external =
@@ -170,9 +168,8 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         t.funcs[2] = n.funcs[2];
         t.static_consumer_count = n.consumer_count;
         t.static_consumers = n.consumers;
-        t.static_producer_count = static_cast<std::uint16_t>(n.internal_producers);
-        t.static_producers = n.producers;
-        t.link.store(n.initial_link, std::memory_order_relaxed);
+        // Its own completion reference only: internal consumers hold none (see "The link word").
+        t.link.store(kLinkRefUnit, std::memory_order_relaxed);
         window.open_slot(slot, scoped);
         linker.set_keeps_outputs(slot, false);  // until allocate_created below
         for (std::uint32_t c = 0; c < n.create_info_count; ++c) {

@@ -31,8 +31,10 @@ enum class Outcome : std::uint8_t { Ok = 0, Failed = 1, Cancelled = 2 };
 //                allocated outputs from the heap ring, one per consumer until that consumer finishes (a
 //                consumer may read them; retiring frees them). A task that allocated nothing retires once it
 //                completed: its consumers hold no reference (EdgeNode's kUnreferenced bit says so) and
-//                never touch its slot again. The scope's hold is not counted here: only the orchestrator
-//                retires tasks, so it keeps that flag privately (TaskWindow, task_window.h).
+//                never touch its slot again. A template-internal consumer never holds one: no node of an
+//                instance can be handed a buffer another node of it allocates (its address does not exist
+//                when the instance's arguments are fixed). The scope's hold is not counted here: only the
+//                orchestrator retires tasks, so it keeps that flag privately (TaskWindow, task_window.h).
 //
 // Transitions and owners:
 //   link consumer     orchestrator, CAS: refs += 1 (a producer with outputs); if not closed, the node is
@@ -89,10 +91,8 @@ struct alignas(kCacheLine) TaskSlot {
     FuncId funcs[3];
     std::uint32_t fanin_edge_begin;  // this task's producer references: edge nodes [begin, begin+count)
     std::uint32_t fanin_edge_count;
-    std::uint16_t static_consumer_count;  // template-internal edges, as offsets from this task's id
-    std::uint16_t static_producer_count;
+    std::uint16_t static_consumer_count;  // template-internal consumers, as offsets from this task's id
     const std::uint32_t* static_consumers;
-    const std::uint32_t* static_producers;
 };
 static_assert(sizeof(TaskSlot) == kCacheLine,
               "hot per-task state must fit one cache line (docs/design/targets.md)");

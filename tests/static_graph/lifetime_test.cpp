@@ -2,7 +2,8 @@
 // fine, because the runtime holds the instances' edge tables until their tasks retire, and Bindings and
 // Instances share the template's tables. Each kernel checks that its producers finished before it runs,
 // so tables read after they were freed (a wrong release, or one that never comes) fail the run or stall it;
-// under ASan the read itself is reported.
+// under ASan the read itself is reported. And an internal producer retires once it completed, while its
+// internal consumer still runs: only readers of the buffers it allocated (later dynamic tasks) hold it.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -12,6 +13,8 @@
 
 #include "support/catch_printers.h"
 #include "support/stall_timeouts.h"
+#include "pto/runtime/detail/task_port.h"
+#include "pto/scope/orchestration.h"
 #include "pto/static_graph/instance.h"
 
 using namespace pto;
@@ -162,4 +165,70 @@ TEST_CASE("destroying a Template and its Bindings after instantiation waited for
     CHECK(r.failed == 0);
     CHECK(r.cancelled == 0);
     check_all_done(progress, kInstances * Diamond::kNodes);
+}
+
+namespace {
+
+constexpr FuncId kQuick{1};
+constexpr FuncId kGatedNode{2};
+constexpr FuncId kGatedReader{3};
+
+/// gated_kernel: runs until the flag it is given turns true (a consumer still running).
+int gated_kernel(const KernelContext& ctx) {
+    const auto& open = *static_cast<const std::atomic<bool>*>(ctx.user);
+    while (!open.load())
+        std::this_thread::yield();
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "an internal producer retires while its internal consumer runs; a dynamic reader of its output holds it",
+    "[static_graph][lifetime]") {
+    // producer ─► consumer (gated), both nodes of one instance, outside any scope. The producer may
+    // allocate an output; no node of the instance can read it, so the consumer holds no reference either
+    // way. A dynamic task reading that output after instantiate does hold one.
+    const bool allocates = GENERATE(false, true);
+    std::atomic<bool> node_gate{false}, reader_gate{false};
+    RuntimeConfig c;
+    c.executor = Executor::Compute;
+    Runtime rt(c);
+    rt.register_kernel(kQuick, KernelInfo{"quick", 1.0, [](const KernelContext&) { return 0; }, nullptr});
+    rt.register_kernel(kGatedNode, KernelInfo{"gated node", 1.0, &gated_kernel, &node_gate});
+    rt.register_kernel(kGatedReader, KernelInfo{"gated reader", 1.0, &gated_kernel, &reader_gate});
+
+    TemplateBuilder b("pair", BoundaryMode::Manual);
+    NodeArgs producer_args;
+    if (allocates) producer_args.output(TensorCreateInfo(DataType::F32, {16}));
+    const auto producer = b.add_aiv(kQuick, producer_args.label("producer"));
+    const auto consumer = b.add_aiv(kGatedNode, NodeArgs().label("consumer"));
+    b.edge(producer, consumer);
+    const Template tpl = b.finalize();
+    Bindings bindings(tpl);
+
+    const RunReport r = pto::run(rt, [&] {
+        // The gated tasks are let go on every way out, so a failed check cannot leave them spinning.
+        struct Release {
+            std::atomic<bool>& a;
+            std::atomic<bool>& b;
+            ~Release() { a = b = true; }
+        } release{node_gate, reader_gate};
+        const Instance first = instantiate(bindings);
+        pto::wait(first.node(0));
+        detail::TaskPort port(rt);
+        CAPTURE(allocates);
+        CHECK(port.try_retire() == first.node(1));  // its consumer (still gated) holds nothing on it
+
+        if (!allocates) return;
+        // The same shape again, with a dynamic reader of the new output, gated on its own.
+        node_gate = true;
+        const Instance second = instantiate(bindings);
+        submit_aiv(kGatedReader, Args().input(bindings.submitted_view(0, 0)).after(second.node(0)));
+        pto::wait(first.node(1));
+        pto::wait(second.node(0));
+        CHECK(port.try_retire() == second.node(0));  // everything before it left; the reader holds it
+    });
+    CHECK(r.failed + r.cancelled == 0);
+    CHECK(r.completed == r.submitted);
 }

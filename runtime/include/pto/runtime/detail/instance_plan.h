@@ -75,10 +75,8 @@ class InstancePlan {
         std::uint32_t args_end;
         std::uint32_t internal_producers;  ///< edges().producers(k).size()
         std::uint8_t queue;                ///< the ready queue (the runtime's Shape) it waits in
-        /// The link word it starts with: its own completion and one reference per internal consumer.
-        std::uint64_t initial_link;
-        const std::uint32_t* consumers;  ///< edges().consumers(k)
-        const std::uint32_t* producers;  ///< edges().producers(k)
+        const std::uint32_t* consumers;    ///< edges().consumers(k)
+        const std::uint32_t* producers;    ///< edges().producers(k)
         std::uint16_t consumer_count;
     };
     /// ArgPatch: a bound value's place in the argument image: the byte `offset` of a tensor argument (or
