@@ -57,6 +57,7 @@ std::uint32_t EdgeLinker::select(TaskId id, std::uint32_t slot, std::span<const 
     std::uint32_t staged = 0;
     std::uint32_t to_retired = 0;
     bool cancels = false;
+    std::uint32_t all_unreferenced = kUnreferenced;
     for (TaskId p : producers) {
         if (p.value < retired_before) {
             ++stats.edges_to_retired;
@@ -75,11 +76,13 @@ std::uint32_t EdgeLinker::select(TaskId id, std::uint32_t slot, std::span<const 
         }
         producer.last_consumer = id.value;
         stage_one(producer, ps, slot, nodes);
+        all_unreferenced &= producer.unreferenced;
         if constexpr (kRemember) remembered[staged] = ps;
         ++staged;
     }
     nodes.commit();
     staged_edges_ += staged;
+    if (all_unreferenced == 0) consumer.holds_references = true;
     if constexpr (kRemember) {
         std::memcpy(remembered_ids_.get(), producers.data(), producers.size_bytes());
         remembered_size_ = producers.size();
@@ -103,12 +106,15 @@ std::uint32_t EdgeLinker::stage_remembered(std::uint32_t slot, TaskSlot& consume
     const std::uint32_t* const remembered = remembered_slots_.get();
     const std::uint32_t staged = remembered_staged_;
     EdgePool::Appender nodes(edges);
+    std::uint32_t all_unreferenced = kUnreferenced;
     for (std::uint32_t i = 0; i < staged; ++i) {
         const std::uint32_t ps = remembered[i];
         stage_one(staging[ps], ps, slot, nodes);
+        all_unreferenced &= staging[ps].unreferenced;
     }
     nodes.commit();
     staged_edges_ += staged;
+    if (all_unreferenced == 0) consumer.holds_references = true;
     stats.edges_to_retired += remembered_to_retired_;
     stats.edges_duplicate += remembered_size_ - staged - remembered_to_retired_;
     return staged;

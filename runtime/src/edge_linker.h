@@ -29,7 +29,8 @@ class EdgeLinker {
     /// select_and_stage: stages an edge to consumer `slot` (task `id`) from each producer it must link to,
     /// and returns how many: a producer already retired is skipped (and cancels `consumer` if it failed or
     /// was cancelled), a producer named twice is linked once. Takes one edge node per staged edge (the
-    /// caller reserved them), in the order the producers are named. `known_remembered`: the caller found
+    /// caller reserved them), in the order the producers are named, and marks `consumer` as holding
+    /// references if one of the staged producers keeps outputs. `known_remembered`: the caller found
     /// `producers` equal to the remembered list (remembers()), so it is not compared again.
     std::uint32_t select_and_stage(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
                                    const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,

@@ -168,6 +168,7 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         t.funcs[2] = n.funcs[2];
         t.static_consumer_count = n.consumer_count;
         t.static_consumers = n.consumers;
+        t.holds_references = false;  // until the linker stages a boundary edge from a producer with outputs
         // Its own completion reference only: internal consumers hold none (see "The link word").
         t.link.store(kLinkRefUnit, std::memory_order_relaxed);
         window.open_slot(slot, scoped);

@@ -89,8 +89,9 @@ struct alignas(kCacheLine) TaskSlot {
     Shape shape;
     std::uint16_t block_num;
     FuncId funcs[3];
-    std::uint32_t fanin_edge_begin;  // this task's producer references: edge nodes [begin, begin+count)
+    std::uint32_t fanin_edge_begin;  // this task's linked producers: edge nodes [begin, begin+count)
     std::uint32_t fanin_edge_count;
+    bool holds_references;  // one of those producers allocated outputs: it holds a reference on it
     std::uint16_t static_consumer_count;  // template-internal consumers, as offsets from this task's id
     const std::uint32_t* static_consumers;
 };
