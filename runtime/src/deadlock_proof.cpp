@@ -39,16 +39,20 @@ bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
             if (stuck.size() < detail::kMaxStuckIds) stuck.push_back(TaskId{id});
         }
     }
-    // With every task finished, the oldest one not retiring is a reference nobody will drop (only
-    // completions drop them); a scope hold is diagnosed separately (CapacityDeadlock) before this.
+    // With every task finished, the oldest one that could not retire is a reference nobody will drop (only
+    // completions drop them); a scope hold is diagnosed separately (CapacityDeadlock) before this. Found by
+    // looking, not by retiring: a check must not change which producers later lookups still see.
     bool unretirable = false;
-    if (idle && unfinished == 0 && window.retired_before() < window.next_id()) {
-        try_retire();
-        const std::uint64_t oldest_id = window.retired_before();
-        const std::uint32_t oldest = window.slot_of(oldest_id);
-        unretirable = !window.all_retired() && !window.is_scope_held(oldest_id) &&
-                      detail::link_refs(engine.tasks[oldest].link.load(std::memory_order_acquire)) != 0;
-        if (unretirable) stuck.push_back(TaskId{window.retired_before()});
+    std::uint64_t oldest_id = window.retired_before();
+    if (idle && unfinished == 0) {
+        for (; oldest_id < window.next_id() && !window.is_scope_held(oldest_id); ++oldest_id) {
+            const std::uint32_t oldest = window.slot_of(oldest_id);
+            if (detail::link_refs(engine.tasks[oldest].link.load(std::memory_order_acquire)) != 0) {
+                unretirable = true;
+                stuck.push_back(TaskId{oldest_id});
+                break;
+            }
+        }
     }
     resume_dispatch();
     if (!idle || (unfinished == 0 && !unretirable)) return false;
@@ -62,7 +66,7 @@ bool Runtime::Impl::prove_deadlock(std::string_view waiting_for) {
                      " task(s) unfinished, none ready or running, while the orchestrator waits in " +
                      std::string(waiting_for) + ": nothing can ever release them. ";
     else
-        r.message += "every task finished, but task " + std::to_string(window.retired_before()) +
+        r.message += "every task finished, but task " + std::to_string(oldest_id) +
                      " holds a reference nobody will drop, while the orchestrator waits in " +
                      std::string(waiting_for) + ". ";
     r.message += detail::kDeadlockCauses;
