@@ -41,25 +41,6 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
     // closed bit); the close CAS below is the release that publishes it.
     if (cancel_consumers) task.outcome.store(outcome, std::memory_order_relaxed);
 
-    std::uint64_t word = task.link.load(std::memory_order_relaxed);
-    // acq_rel: acquire pairs with the orchestrator's push CAS (release) so every pushed node is visible;
-    // release publishes the outcome to later linkers.
-    while (!task.link.compare_exchange_weak(word, (word & ~kLinkHeadMask) | kLinkClosed,
-                                            std::memory_order_acq_rel, std::memory_order_relaxed)) {
-    }
-
-    for (std::uint16_t i = 0; i < task.static_consumer_count; ++i)
-        release_consumer(slot_map.after(slot, task.static_consumers[i]), cancel_consumers, ctx);
-
-    for (std::uint32_t e = link_head(word); e != 0;) {
-        const EdgeNode& node = edges.node(e - 1);
-        // Read the node before releasing its consumer: the consumer may then run, retire, and the
-        // orchestrator may hand the node to a new edge.
-        const std::uint32_t next = node.next;
-        release_consumer(node.consumer_slot, cancel_consumers, ctx);
-        e = next;
-    }
-
     // This task no longer needs its producers' outputs: it drops the references it holds (only producers
     // that allocated outputs take one, and template-internal producers none). A task holding none does not
     // read its edge nodes at all.
@@ -67,6 +48,33 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
         const std::uint32_t producer =
             edges.at(static_cast<std::uint32_t>(task.fanin_edge_begin + i)).producer_slot;
         if ((producer & kUnreferenced) == 0) drop_reference(producer);
+    }
+    // The rest of what this task needs of its own slot: the close below also drops its completion
+    // reference, after which the orchestrator may retire the slot and reuse it.
+    const std::uint16_t static_consumer_count = task.static_consumer_count;
+    const std::uint32_t* const static_consumers = task.static_consumers;
+
+    // One CAS closes the list, takes it and drops the completion reference. acquire pairs with the
+    // orchestrator's push CAS (release) so every pushed node is visible; release publishes the outcome to
+    // later linkers; seq_cst orders it before the awaited-slot load below (see "The awaited slot" in
+    // run_progress.h).
+    std::uint64_t word = task.link.load(std::memory_order_relaxed);
+    while (!task.link.compare_exchange_weak(word, ((word & ~kLinkHeadMask) | kLinkClosed) - kLinkRefUnit,
+                                            std::memory_order_seq_cst, std::memory_order_relaxed)) {
+    }
+    // From here on the slot may belong to another task: only the consumers' slots and edge nodes are read.
+    // A consumer cannot retire before it is released (it waits for this task), and retirement frees edge
+    // nodes in id order, so each node is read before its consumer is released and stays valid until then;
+    // the same holds for the template tables (held until the instance's last task retires, or the run).
+
+    for (std::uint16_t i = 0; i < static_consumer_count; ++i)
+        release_consumer(slot_map.after(slot, static_consumers[i]), cancel_consumers, ctx);
+
+    for (std::uint32_t e = link_head(word); e != 0;) {
+        const EdgeNode& node = edges.node(e - 1);
+        const std::uint32_t next = node.next;
+        release_consumer(node.consumer_slot, cancel_consumers, ctx);
+        e = next;
     }
 
     switch (outcome) {
@@ -80,10 +88,8 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
             ++ctx.counters.cancelled;
             break;
     }
-    // Last: once the completion reference is gone the orchestrator may retire and reuse the slot.
-    drop_reference(slot);
-    // Wake an orchestrator waiting for this task (TaskPort::wait_for): this thread's seq_cst drop above
-    // (after the close) precedes this seq_cst load (see "The awaited slot" in run_progress.h).
+    // Wake an orchestrator waiting for this task (TaskPort::wait_for) or for its slot to retire: the
+    // seq_cst close above precedes this seq_cst load (see "The awaited slot" in run_progress.h).
     if (progress.is_awaited(slot)) [[unlikely]]
         wake.wake_orchestrator();
 }

@@ -78,9 +78,10 @@ class Engine {
 
     // ---- Completion protocol (any thread)
 
-    /// complete_task: ends task `slot` with `outcome`: closes its fanout list and releases every consumer
-    /// (cancelling them if the outcome is not Ok), drops its references on its producers and its own
-    /// completion reference, then counts it. Consumers cancelled on the way are completed too.
+    /// complete_task: ends task `slot` with `outcome`: drops its references on its producers, closes its
+    /// fanout list (dropping its own completion reference with the same CAS) and releases every consumer
+    /// (cancelling them if the outcome is not Ok), then counts it. Consumers cancelled on the way are
+    /// completed too.
     void complete_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx);
     /// release_consumer: one producer of `consumer` is done (cancelling it first if `cancel`); the caller
     /// that takes its fanin to zero makes it ready. Completers call it per consumer; the orchestrator for

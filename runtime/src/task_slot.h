@@ -41,9 +41,10 @@ enum class Outcome : std::uint8_t { Ok = 0, Failed = 1, Cancelled = 2 };
 //                     pushed as the new head and the consumer waits for the producer (fanin); if closed, the
 //                     consumer only holds a reference (no CAS at all without one). Producers below the
 //                     retirement watermark are never linked.
-//   close             completing thread, CAS: sets closed, clears the head and takes the list.
-//   drop reference    consumer completion (if it holds one), own completion (last, after every other
-//                     access): fetch_sub.
+//   close             completing thread, CAS: sets closed, clears the head, takes the list and drops the
+//                     task's own completion reference, so it reads everything it needs of its own slot
+//                     first; after it, only its consumers' slots and the edge nodes they own.
+//   drop reference    consumer completion (if it holds one): fetch_sub.
 //   retire            orchestrator only, in id order, when refs == 0 and no open scope holds the task; only
 //                     then may the slot be reused, so no other thread touches a slot whose refs reached 0.
 // Only the orchestrator pushes, so pushes never interleave (no ABA); a push that races with close either
