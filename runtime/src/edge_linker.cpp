@@ -89,6 +89,7 @@ std::uint32_t EdgeLinker::select(TaskId id, std::uint32_t slot, std::span<const 
         remembered_staged_ = staged;
         remembered_to_retired_ = to_retired;
         remembered_cancels_ = cancels;
+        remembered_holds_ = all_unreferenced == 0;
         remembered_run_ = window.run_first_id();
         remembered_retired_before_ = retired_before;
     }
@@ -106,15 +107,13 @@ std::uint32_t EdgeLinker::stage_remembered(std::uint32_t slot, TaskSlot& consume
     const std::uint32_t* const remembered = remembered_slots_.get();
     const std::uint32_t staged = remembered_staged_;
     EdgePool::Appender nodes(edges);
-    std::uint32_t all_unreferenced = kUnreferenced;
     for (std::uint32_t i = 0; i < staged; ++i) {
         const std::uint32_t ps = remembered[i];
         stage_one(staging[ps], ps, slot, nodes);
-        all_unreferenced &= staging[ps].unreferenced;
     }
     nodes.commit();
     staged_edges_ += staged;
-    if (all_unreferenced == 0) consumer.holds_references = true;
+    if (remembered_holds_) consumer.holds_references = true;
     stats.edges_to_retired += remembered_to_retired_;
     stats.edges_duplicate += remembered_size_ - staged - remembered_to_retired_;
     return staged;

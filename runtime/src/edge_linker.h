@@ -144,14 +144,16 @@ class EdgeLinker {
     std::uint64_t staged_edges_ = 0;
 
     // The remembered list (remembered_size_ = 0: none) and its run; the retirement watermark its selection
-    // saw, the distinct producer slots it staged, in order, how many producers had retired, and whether
-    // one of those cancels consumers.
+    // saw, the distinct producer slots it staged, in order, how many producers had retired, whether one of
+    // those cancels consumers, and whether a staged one keeps outputs (a task's flag is fixed once it is
+    // submitted, and the list is used only while every producer it staged still holds its slot).
     std::unique_ptr<TaskId[]> remembered_ids_;
     std::unique_ptr<std::uint32_t[]> remembered_slots_;
     std::size_t remembered_size_ = 0;
     std::uint32_t remembered_staged_ = 0;
     std::uint32_t remembered_to_retired_ = 0;
     bool remembered_cancels_ = false;
+    bool remembered_holds_ = false;
     std::uint64_t remembered_run_ = 0;
     std::uint64_t remembered_retired_before_ = 0;
 

@@ -180,3 +180,23 @@ TEST_CASE("a task retires once it completed unless it allocated outputs its runn
     });
     CHECK(r.completed == 2);
 }
+
+TEST_CASE(
+    "consumers of producers with outputs drop their references when they end, through a remembered list too",
+    "[runtime][capacity]") {
+    // Four producers with an allocated output each, and two consumers naming the same four: the second
+    // stages the linker's remembered selection. Once all six completed, every one of them retires; a
+    // consumer that never dropped its references would hold the producers (and their buffers) forever.
+    Runtime rt(RuntimeConfig{});
+    const RunReport r = pto::run(rt, [&] {
+        TaskId producers[4];
+        for (TaskId& p : producers)
+            p = submit_aiv(kNop, Args().output(TensorCreateInfo(DataType::F32, {16}))).task_id();
+        const TaskId first = submit_aiv(kNop, Args().set_dependencies(producers, 4)).task_id();
+        const TaskId second = submit_aiv(kNop, Args().set_dependencies(producers, 4)).task_id();
+        pto::wait(first);
+        pto::wait(second);
+        CHECK(detail::TaskPort(rt).try_retire() == second.plus(1));
+    });
+    CHECK(r.completed == 6);
+}
