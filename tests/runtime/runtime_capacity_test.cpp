@@ -9,6 +9,7 @@
 #include "pto/runtime/detail/task_port.h"
 #include "pto/runtime/runtime.h"
 #include "pto/scope/orchestration.h"
+#include "support/gated_kernel.h"
 
 using namespace pto;
 
@@ -140,18 +141,6 @@ TEST_CASE("one million tasks pass through a 64-slot window with nothing lost",
     CHECK(pto::detail::TaskPort(rt).retired_before() == pto::detail::TaskPort(rt).next_task_id());
 }
 
-namespace {
-
-/// gated_kernel: runs until the flag it is given turns true (a consumer still running).
-int gated_kernel(const KernelContext& ctx) {
-    const auto& open = *static_cast<const std::atomic<bool>*>(ctx.user);
-    while (!open.load())
-        std::this_thread::yield();
-    return 0;
-}
-
-}  // namespace
-
 TEST_CASE("a task retires once it completed unless it allocated outputs its running consumers may read",
           "[runtime][capacity]") {
     // A consumer holds a reference on a producer only for its runtime-allocated buffers; a producer that
@@ -162,7 +151,7 @@ TEST_CASE("a task retires once it completed unless it allocated outputs its runn
     c.executor = Executor::Compute;
     Runtime rt(c);
     rt.register_kernel(kNop, KernelInfo{"nop", 1.0, [](const KernelContext&) { return 0; }, nullptr});
-    rt.register_kernel(FuncId{1}, KernelInfo{"gated", 1.0, &gated_kernel, &open});
+    rt.register_kernel(FuncId{1}, KernelInfo{"gated", 1.0, &test::gated_kernel, &open});
     const RunReport r = pto::run(rt, [&] {
         // The consumer is let go on every way out, so a failed check cannot leave it spinning.
         struct Release {

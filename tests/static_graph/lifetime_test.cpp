@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/catch_printers.h"
+#include "support/gated_kernel.h"
 #include "support/stall_timeouts.h"
 #include "pto/runtime/detail/task_port.h"
 #include "pto/scope/orchestration.h"
@@ -173,14 +174,6 @@ constexpr FuncId kQuick{1};
 constexpr FuncId kGatedNode{2};
 constexpr FuncId kGatedReader{3};
 
-/// gated_kernel: runs until the flag it is given turns true (a consumer still running).
-int gated_kernel(const KernelContext& ctx) {
-    const auto& open = *static_cast<const std::atomic<bool>*>(ctx.user);
-    while (!open.load())
-        std::this_thread::yield();
-    return 0;
-}
-
 }  // namespace
 
 TEST_CASE(
@@ -195,8 +188,8 @@ TEST_CASE(
     c.executor = Executor::Compute;
     Runtime rt(c);
     rt.register_kernel(kQuick, KernelInfo{"quick", 1.0, [](const KernelContext&) { return 0; }, nullptr});
-    rt.register_kernel(kGatedNode, KernelInfo{"gated node", 1.0, &gated_kernel, &node_gate});
-    rt.register_kernel(kGatedReader, KernelInfo{"gated reader", 1.0, &gated_kernel, &reader_gate});
+    rt.register_kernel(kGatedNode, KernelInfo{"gated node", 1.0, &test::gated_kernel, &node_gate});
+    rt.register_kernel(kGatedReader, KernelInfo{"gated reader", 1.0, &test::gated_kernel, &reader_gate});
 
     TemplateBuilder b("pair", BoundaryMode::Manual);
     NodeArgs producer_args;
