@@ -44,10 +44,12 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
     // This task no longer needs its producers' outputs: it drops the references it holds (only producers
     // that allocated outputs take one, and template-internal producers none). A task holding none does not
     // read its edge nodes at all.
-    for (std::uint32_t i = 0; task.holds_references && i < task.fanin_edge_count; ++i) {
-        const std::uint32_t producer =
-            edges.at(static_cast<std::uint32_t>(task.fanin_edge_begin + i)).producer_slot;
-        if ((producer & kUnreferenced) == 0) drop_reference(producer);
+    if (task.holds_references) {
+        for (std::uint32_t i = 0; i < task.fanin_edge_count; ++i) {
+            const std::uint32_t producer =
+                edges.at(static_cast<std::uint32_t>(task.fanin_edge_begin + i)).producer_slot;
+            if ((producer & kUnreferenced) == 0) drop_reference(producer);
+        }
     }
     // The rest of what this task needs of its own slot: the close below also drops its completion
     // reference, after which the orchestrator may retire the slot and reuse it.
