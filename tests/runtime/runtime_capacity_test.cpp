@@ -154,10 +154,7 @@ TEST_CASE("a task retires once it completed unless it allocated outputs its runn
     rt.register_kernel(FuncId{1}, KernelInfo{"gated", 1.0, &test::gated_kernel, &open});
     const RunReport r = pto::run(rt, [&] {
         // The consumer is let go on every way out, so a failed check cannot leave it spinning.
-        struct Release {
-            std::atomic<bool>& gate;
-            ~Release() { gate = true; }
-        } release{open};
+        const test::OpenOnExit release{&open};
         Args producer_args;
         if (allocates) producer_args.output(TensorCreateInfo(DataType::F32, {16}));
         const TaskId producer = submit_aiv(kNop, producer_args).task_id();

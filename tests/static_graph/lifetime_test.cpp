@@ -202,11 +202,7 @@ TEST_CASE(
 
     const RunReport r = pto::run(rt, [&] {
         // The gated tasks are let go on every way out, so a failed check cannot leave them spinning.
-        struct Release {
-            std::atomic<bool>& a;
-            std::atomic<bool>& b;
-            ~Release() { a = b = true; }
-        } release{node_gate, reader_gate};
+        const test::OpenOnExit release{&node_gate, &reader_gate};
         const Instance first = instantiate(bindings);
         pto::wait(first.node(0));
         detail::TaskPort port(rt);

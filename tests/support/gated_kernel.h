@@ -4,7 +4,9 @@
 #pragma once
 
 #include <atomic>
+#include <initializer_list>
 #include <thread>
+#include <vector>
 
 #include "pto/runtime/kernels.h"
 
@@ -16,5 +18,20 @@ inline int gated_kernel(const KernelContext& ctx) {
         std::this_thread::yield();
     return 0;
 }
+
+/// OpenOnExit: opens the given gates when it goes out of scope, on every way out of a test's body.
+class OpenOnExit {
+  public:
+    OpenOnExit(std::initializer_list<std::atomic<bool>*> gates) : gates_(gates) {}
+    ~OpenOnExit() {
+        for (std::atomic<bool>* gate : gates_)
+            gate->store(true);
+    }
+    OpenOnExit(const OpenOnExit&) = delete;
+    OpenOnExit& operator=(const OpenOnExit&) = delete;
+
+  private:
+    std::vector<std::atomic<bool>*> gates_;
+};
 
 }  // namespace pto::test
