@@ -121,6 +121,12 @@ TaskId Runtime::Impl::submit_planned(const detail::InstancePlan& plan, const det
     return first;
 }
 
+namespace {
+/// Image ranges of at most this many words are copied word by word, longer ones with one memcpy: the
+/// crossover measured in instructions per launch on the Qwen3 and paged-attention templates.
+constexpr std::uint32_t kWordCopyLimit = 3;
+}  // namespace
+
 void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
                                        TaskId first, bool scoped) {
     // The arguments of every node at once: the plan's image where nothing is bound (headers, constant
@@ -134,7 +140,12 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         block = engine.args.append_block(image.size());
         args = engine.args.block(block);
         for (const detail::InstancePlan::ImageRange r : plan.image_ranges()) {
-            // Word by word: most ranges are a record's header and scalars, shorter than a memcpy call.
+            // A record's header and scalars are shorter than a memcpy call is worth; the runs of constant
+            // tensor arguments (whole views) are not.
+            if (r.words > kWordCopyLimit) {
+                std::memcpy(args + r.offset, image.data() + r.offset, std::size_t{r.words} * 8);
+                continue;
+            }
             for (std::uint32_t w = 0; w < r.words; ++w)
                 std::memcpy(args + r.offset + w * 8, image.data() + r.offset + w * 8, 8);
         }
