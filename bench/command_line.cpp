@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <functional>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -15,6 +17,7 @@
 #include "base_data.h"
 #include "base_data_cli.h"
 #include "catalog.h"
+#include "cpu_pin.h"
 #include "cost_fit.h"
 #include "fit.h"
 #include "html_report.h"
@@ -143,7 +146,14 @@ void add_options(CLI::App& app, CommandLine& cl, const std::vector<WorkloadSpec>
         ->check(CLI::Range(0.0, 1.0));
     app.add_option("--reps", cl.bench.reps, "measured repetitions per figure (default 200)")
         ->check(CLI::PositiveNumber);
-    app.add_option("--warmup", cl.bench.warmup, "unmeasured runs before them (default 10)");
+    app.add_option(
+        "--warmup", cl.bench.warmup,
+        "unmeasured runs before them (default 10; spread over the serial rounds, at least one each)");
+    app.add_option(
+           "--rounds", cl.bench.rounds,
+           "measure in this many rounds across the sweep's scenarios, each a block of runs on a fresh "
+           "runtime (default 20, at most --reps)")
+        ->check(CLI::PositiveNumber);
     app.add_option("--json", cl.json_path, "where to write the report (default bench-results.json)");
     app.add_option("--trace", cl.bench.trace_path, "write a Perfetto / Chrome trace of a run to FILE");
     app.add_option("--sim-trace", cl.bench.sim_trace_path,
@@ -203,21 +213,64 @@ void warn_missing_schemes(const Bench& bench, const Selection& selection) {
     }
 }
 
+/// sweep_steps: what the progress line counts: each scenario's probe, its serial rounds, its end-to-end
+/// rounds (not with --peers) and its finish.
+std::size_t sweep_steps(std::size_t scenarios, const BenchOptions& options) {
+    return scenarios * (std::size_t{effective_rounds(options)} * (options.peers ? 1 : 2) + 2);
+}
+
 /// sweep: every scenario's results, in order, with the progress line; nullopt after a scenario failed
-/// (reported on stderr).
+/// (reported on stderr). Four passes: every scenario's probe; the serial rounds (round 1 of every scenario,
+/// then round 2, ..., all on one pinned CPU); the end-to-end rounds likewise, unpinned (with --peers each
+/// scenario's end-to-end runs happen in the last pass instead, beside the peers'); then each scenario's
+/// exports, model and results.
 std::optional<nlohmann::json> sweep(const Bench& bench, const std::vector<Scenario>& scenarios,
                                     const BenchOptions& options, Progress& progress) {
+    std::size_t step = 0;
+    std::size_t current = 0;  // the scenario a failure is reported for
+    // One instance per workload for the whole sweep: its scenarios' rounds alternate, and a
+    // compute-executor instance holds real tensors.
+    std::map<const WorkloadSpec*, std::unique_ptr<Workload>> workloads;
+    std::vector<std::unique_ptr<ScenarioMeasurement>> measurements;
     nlohmann::json results = nlohmann::json::array();
-    for (std::size_t i = 0; i < scenarios.size(); ++i) {
-        progress.update(i, scenarios[i].id);
-        try {
-            for (nlohmann::json& r : run_scenario(scenarios[i], options))
-                results.push_back(std::move(r));
-        } catch (const Error& e) {
-            progress.clear();
-            std::cerr << bench.program() << ": " << scenarios[i].id << ": " << e.what() << '\n';
-            return std::nullopt;
+    try {
+        for (current = 0; current < scenarios.size(); ++current) {
+            progress.update(step++, scenarios[current].id + " (probe)");
+            const WorkloadSpec* spec = scenarios[current].workload;
+            std::unique_ptr<Workload>& workload = workloads[spec];
+            if (!workload) workload = make_workload(*spec, options.executor);
+            measurements.push_back(
+                std::make_unique<ScenarioMeasurement>(scenarios[current], options, *workload));
         }
+        const std::uint32_t rounds = effective_rounds(options);
+        {
+            const CpuPin pin;
+            for (std::uint32_t round = 0; round < rounds; ++round) {
+                for (current = 0; current < scenarios.size(); ++current) {
+                    progress.update(step++, scenarios[current].id + " (serial round " +
+                                                std::to_string(round + 1) + "/" + std::to_string(rounds) +
+                                                ")");
+                    measurements[current]->measure_serial_round(round, pin.cpu());
+                }
+            }
+        }
+        for (std::uint32_t round = 0; round < rounds && !options.peers; ++round) {
+            for (current = 0; current < scenarios.size(); ++current) {
+                progress.update(step++, scenarios[current].id + " (end-to-end round " +
+                                            std::to_string(round + 1) + "/" + std::to_string(rounds) + ")");
+                measurements[current]->measure_end_to_end_round(round);
+            }
+        }
+        for (current = 0; current < scenarios.size(); ++current) {
+            progress.update(step++, scenarios[current].id);
+            for (nlohmann::json& r : measurements[current]->finish())
+                results.push_back(std::move(r));
+            measurements[current].reset();  // its recorded graph is no longer needed
+        }
+    } catch (const Error& e) {
+        progress.clear();
+        std::cerr << bench.program() << ": " << scenarios[current].id << ": " << e.what() << '\n';
+        return std::nullopt;
     }
     progress.clear();
     return results;
@@ -295,7 +348,7 @@ int run_command_line(const Bench& bench, int argc, char** argv, Stop stop) {
         return 2;
     }
 
-    Progress progress(scenarios.size());
+    Progress progress(sweep_steps(scenarios.size(), cl.bench));
     bool output_failed = false;
     // Files are written atomically and announced; a file that fails is reported and the run goes on, so
     // the measurements still reach the JSON.
@@ -318,6 +371,7 @@ int run_command_line(const Bench& bench, int argc, char** argv, Stop stop) {
     report["run"] = {{"command_line", std::vector<std::string>(argv, argv + argc)},
                      {"warmup", cl.bench.warmup},
                      {"reps", cl.bench.reps},
+                     {"rounds", effective_rounds(cl.bench)},
                      {"executor", cl.executor},
                      {"profile", cl.bench.profile}};
     for (const std::string& warning : run_base_data(report, cl.base_data))

@@ -40,7 +40,7 @@ void write_html_report(std::ostream& out, const nlohmann::json& report, const st
             command += (command.empty() ? "" : " ") + text_of(a);
         row(out, "command", command);
     }
-    for (const char* key : {"warmup", "reps", "executor"})
+    for (const char* key : {"warmup", "reps", "rounds", "executor"})
         if (run.contains(key))
             row(out, key == std::string("reps") ? "repetitions" : key, text_of(run.at(key)));
     for (const char* key : {"date", "git_sha", "cpu", "cores", "compiler", "flags", "locked_rmw_ns"})

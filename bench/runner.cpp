@@ -1,10 +1,12 @@
 // One scenario's measurements. Orchestration cost comes from serial mode (schedulers idle until the
 // orchestration function returns, window sized to hold the graph), and so does the schedulers' cost (the
-// rest of each serial run); end-to-end cost from concurrent mode. All are medians over `reps` runs after
-// `warmup` runs, on one Runtime reused across runs. With --peers the end-to-end repetitions and the peers'
-// run in rounds of blocks (see measure_end_to_end), so machine drift hits all of them alike while no
-// runtime's idle workers spin beside another's measured runs. run_scenario is the sequence of steps; the
-// exports, the model and the JSON live in scenario_exports.cpp, scenario_model.cpp and scenario_json.cpp.
+// rest of each serial run); end-to-end cost from concurrent mode. All are medians over `reps` runs. Both
+// come in rounds, one block of runs on a fresh Runtime each (after its own warm-up), which a sweep
+// interleaves with the other scenarios' rounds. With --peers the end-to-end repetitions and the peers' run
+// per scenario in rounds of blocks of their own (see measure_with_peers), so machine drift hits all of them
+// alike while no runtime's idle workers spin beside another's measured runs. ScenarioMeasurement holds the
+// steps; the exports, the model and the JSON live in scenario_exports.cpp, scenario_model.cpp and
+// scenario_json.cpp.
 #include "runner.h"
 
 #include <algorithm>
@@ -15,7 +17,6 @@
 #include "profile.h"
 #include "pto/runtime/detail/throw.h"
 #include "pto/scope/orchestration.h"
-#include "cpu_pin.h"
 #include "scenario_run.h"
 
 namespace pto::bench {
@@ -48,14 +49,6 @@ RuntimeConfig concurrent_config(const BenchOptions& o, const RuntimeConfig& seri
     config.timed_jitter = o.jitter;
     config.heap_bytes = std::max<std::uint64_t>(config.heap_bytes, serial.heap_bytes);
     return config;
-}
-
-std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec, Executor executor) {
-    std::unique_ptr<Workload> workload = spec.make(executor);
-    if (!workload)
-        detail::throw_error(ErrorCode::InvalidArgument,
-                            "the " + spec.name + " workload's make function returned no workload");
-    return workload;
 }
 
 /// prepare: the probe and the run configurations of `scenario` for `workload`.
@@ -98,15 +91,19 @@ void timed_runs(const ScenarioRun& run, Runtime& rt, std::uint32_t warmup, std::
     }
 }
 
-/// measure_serial: serial mode, one Runtime for every run, created after the pin so that its scheduler
-/// threads share the orchestrating thread's CPU (cpu_pin.h says why): the orchestration function's time,
-/// then the schedulers' time to run what it submitted, each alone.
-void measure_serial(const ScenarioRun& run, Measured& m) {
-    const CpuPin pin;
-    m.orchestration_cpu = pin.cpu();
+/// share: round `round`'s part of `total` split over `rounds` (the first total % rounds rounds take one
+/// more).
+std::uint32_t share(std::uint32_t total, std::uint32_t rounds, std::uint32_t round) {
+    return total / rounds + (round < total % rounds ? 1 : 0);
+}
+
+/// measure_serial_block: serial mode on a Runtime of its own, created on the caller's (pinned) thread so
+/// that its scheduler threads share that CPU (cpu_pin.h says why): the orchestration function's time, then
+/// the schedulers' time to run what it submitted, each alone.
+void measure_serial_block(const ScenarioRun& run, std::uint32_t warmup, std::uint32_t reps, Measured& m) {
     Runtime rt(run.serial);
     run.workload.register_kernels(rt);
-    timed_runs(run, rt, run.options.warmup, run.options.reps, m.checksum,
+    timed_runs(run, rt, warmup, reps, m.checksum,
                {.orchestration = &m.orchestration, .scheduling = &m.scheduling});
 }
 
@@ -131,36 +128,39 @@ void run_peer(const GraphRecord& graph, PeerSamples& ps, bool measured) {
 constexpr std::uint32_t kPeerRounds = 5;
 constexpr auto kSettle = std::chrono::milliseconds(10);
 
-/// measure_end_to_end: concurrent mode, then the golden check of the compute executor's outputs. With
-/// --peers: `warmup` runs of ours and one repetition of each peer, then up to kPeerRounds rounds, each a
-/// block of our runs then a block of each peer's repetitions (reps split evenly over the rounds), every
-/// block after a pause and one unmeasured run.
-void measure_end_to_end(const ScenarioRun& run, Measured& m) {
+/// measure_end_to_end_block: concurrent mode on a Runtime of its own (created on an unpinned thread, so
+/// its scheduler threads may use every CPU): `warmup` unmeasured then `reps` measured runs.
+void measure_end_to_end_block(const ScenarioRun& run, std::uint32_t warmup, std::uint32_t reps, Measured& m) {
+    Runtime rt(run.concurrent);
+    run.workload.register_kernels(rt);
+    timed_runs(run, rt, warmup, reps, m.checksum,
+               {.end_to_end = &m.end_to_end, .end_to_end_orchestration = &m.end_to_end_orchestration});
+}
+
+/// measure_with_peers: --peers: `warmup` runs of ours and one repetition of each peer, then up to
+/// kPeerRounds rounds, each a block of our runs then a block of each peer's repetitions (reps split evenly
+/// over the rounds), every block after a pause and one unmeasured run. Then the golden check of the compute
+/// executor's outputs.
+void measure_with_peers(const ScenarioRun& run, Measured& m) {
     const BenchOptions& o = run.options;
     Runtime rt(run.concurrent);
     run.workload.register_kernels(rt);
-    if (!o.peers) {
-        timed_runs(run, rt, o.warmup, o.reps, m.checksum,
+    m.peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0},
+               PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
+    const GraphRecord& graph = run.probe.graph;
+    timed_runs(run, rt, o.warmup, 0, m.checksum, {});
+    for (PeerSamples& ps : m.peers)
+        run_peer(graph, ps, false);
+    const std::uint32_t rounds = std::min(kPeerRounds, o.reps);
+    for (std::uint32_t round = 0; round < rounds; ++round) {
+        const std::uint32_t block = share(o.reps, rounds, round);
+        std::this_thread::sleep_for(kSettle);
+        timed_runs(run, rt, 1, block, m.checksum,
                    {.end_to_end = &m.end_to_end, .end_to_end_orchestration = &m.end_to_end_orchestration});
-    } else {
-        m.peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0},
-                   PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
-        const GraphRecord& graph = run.probe.graph;
-        timed_runs(run, rt, o.warmup, 0, m.checksum, {});
-        for (PeerSamples& ps : m.peers)
-            run_peer(graph, ps, false);
-        const std::uint32_t rounds = std::min(kPeerRounds, o.reps);
-        for (std::uint32_t round = 0; round < rounds; ++round) {
-            const std::uint32_t block = o.reps / rounds + (round < o.reps % rounds ? 1 : 0);
+        for (PeerSamples& ps : m.peers) {
             std::this_thread::sleep_for(kSettle);
-            timed_runs(
-                run, rt, 1, block, m.checksum,
-                {.end_to_end = &m.end_to_end, .end_to_end_orchestration = &m.end_to_end_orchestration});
-            for (PeerSamples& ps : m.peers) {
-                std::this_thread::sleep_for(kSettle);
-                for (std::uint32_t i = 0; i <= block; ++i)
-                    run_peer(graph, ps, i != 0);
-            }
+            for (std::uint32_t i = 0; i <= block; ++i)
+                run_peer(graph, ps, i != 0);
         }
     }
     if (o.executor == Executor::Compute) m.golden = run.workload.verify();
@@ -210,18 +210,70 @@ std::string file_for(const std::string& path, const Scenario& scenario, bool sev
     return path.substr(0, dot) + "." + id + path.substr(dot);
 }
 
-nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& o) {
+std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec, Executor executor) {
+    std::unique_ptr<Workload> workload = spec.make(executor);
+    if (!workload)
+        detail::throw_error(ErrorCode::InvalidArgument,
+                            "the " + spec.name + " workload's make function returned no workload");
+    return workload;
+}
+
+struct ScenarioMeasurement::State {
+    ScenarioRun run;
+    Measured measured;
+
+    State(const Scenario& scenario, const BenchOptions& o, Workload& workload)
+        : run(prepare(scenario, o, workload)) {}
+};
+
+ScenarioMeasurement::ScenarioMeasurement(const Scenario& scenario, const BenchOptions& o,
+                                         Workload& workload) {
     const WorkloadSpec& spec = *scenario.workload;
     if (std::find(spec.schemes.begin(), spec.schemes.end(), scenario.mode) == spec.schemes.end())
         detail::throw_error(
             ErrorCode::InvalidArgument,
             "the " + spec.name + " workload has no " + std::string(to_string(scenario.mode)) + " scheme");
-    const std::unique_ptr<Workload> workload = make_workload(spec, o.executor);
+    if (o.rounds == 0)
+        detail::throw_error(ErrorCode::InvalidArgument, "BenchOptions::rounds must be at least 1");
+    state_ = std::make_unique<State>(scenario, o, workload);
+}
 
-    const ScenarioRun run = prepare(scenario, o, *workload);
-    Measured measured;
-    measure_serial(run, measured);
-    measure_end_to_end(run, measured);
+ScenarioMeasurement::~ScenarioMeasurement() = default;
+
+std::uint32_t ScenarioMeasurement::rounds() const {
+    return effective_rounds(state_->run.options);
+}
+
+/// block_warmup: each block warms its new Runtime up: the options' warmup spread over the rounds, at least
+/// one run per block when there is any, so no block's first measured run is a cold one.
+std::uint32_t ScenarioMeasurement::block_warmup() const {
+    const std::uint32_t warmup = state_->run.options.warmup;
+    return warmup == 0 ? 0 : (warmup + rounds() - 1) / rounds();
+}
+
+void ScenarioMeasurement::measure_serial_round(std::uint32_t round, std::optional<int> pinned_cpu) {
+    state_->measured.orchestration_cpu = pinned_cpu;
+    measure_serial_block(state_->run, block_warmup(), share(state_->run.options.reps, rounds(), round),
+                         state_->measured);
+}
+
+void ScenarioMeasurement::measure_end_to_end_round(std::uint32_t round) {
+    const ScenarioRun& run = state_->run;
+    if (run.options.peers)
+        detail::throw_error(
+            ErrorCode::InvalidArgument,
+            "end-to-end rounds with --peers: the peers' runs interleave with ours in finish()");
+    Measured& m = state_->measured;
+    measure_end_to_end_block(run, block_warmup(), share(run.options.reps, rounds(), round), m);
+    // The workload is shared with other scenarios: check the outputs while they are this scenario's.
+    if (round + 1 == rounds() && run.options.executor == Executor::Compute) m.golden = run.workload.verify();
+}
+
+nlohmann::json ScenarioMeasurement::finish() {
+    const ScenarioRun& run = state_->run;
+    Measured& measured = state_->measured;
+    const BenchOptions& o = run.options;
+    if (o.peers) measure_with_peers(run, measured);
     export_files(run);
     if (o.profile)
         measured.profile = profile_runs(run.workload, run.body, run.serial, run.concurrent,

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -27,6 +29,12 @@ struct BenchOptions {
     double jitter = 0.0;
     std::uint32_t reps = 200;
     std::uint32_t warmup = 10;
+    /// Measurements come in this many rounds: each scenario's reps (and warmup) are split into one block per
+    /// round, and a sweep runs round 1 of every scenario, then round 2, ... (each block on a fresh Runtime),
+    /// first for the serial runs, then for the end-to-end runs (with --peers those run per scenario,
+    /// interleaved with the peers'). So every scenario's figures sample the whole sweep's time, not one
+    /// stretch of it, and the ratios between scenarios of one run hold from run to run.
+    std::uint32_t rounds = 20;
     bool simulate = true;
     SimSettings sim;  ///< profile, cost overrides and pending slots of the model
     bool peers = false;
@@ -47,6 +55,11 @@ struct BenchOptions {
         write_output;
 };
 
+/// effective_rounds: the rounds a sweep with `o` runs: BenchOptions::rounds, at most one per rep.
+[[nodiscard]] inline std::uint32_t effective_rounds(const BenchOptions& o) {
+    return o.rounds < o.reps ? o.rounds : o.reps;
+}
+
 /// kMaxDotTasks: the largest graph --dot draws task by task; graphviz takes minutes beyond it and the
 /// drawing is unreadable anyway, so larger graphs are refused with a pointer to --dot-summary.
 inline constexpr std::size_t kMaxDotTasks = 2000;
@@ -59,13 +72,52 @@ struct RecordedGraph {
     GraphRecord graph;
     OrchestratorStats stats;
 };
-/// record_graph: what the model replays for `scenario` (the same probe run_scenario makes).
+/// record_graph: what the model replays for `scenario` (the same probe ScenarioMeasurement makes).
 [[nodiscard]] RecordedGraph record_graph(const Scenario& scenario);
 
-/// run_scenario: measures `scenario` and returns its result objects (ours first, then one per peer).
-/// Steps: probe (record the graph), measure orchestration (serial), measure end to end (concurrent, with
-/// the peers), export the files, profile, model, JSON. Throws pto::Error when a scenario cannot run (e.g.
-/// a scheme its workload does not build).
-[[nodiscard]] nlohmann::json run_scenario(const Scenario& scenario, const BenchOptions& options);
+/// make_workload: an instance of `spec` for `executor` (throws pto::Error when its make returns none).
+[[nodiscard]] std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec, Executor executor);
+
+/// ScenarioMeasurement: one scenario measured in steps, so that a sweep can interleave the blocks of its
+/// scenarios (BenchOptions::rounds):
+///
+///     ScenarioMeasurement m(scenario, options, workload); // probe: record the graph, size the runs
+///     for (std::uint32_t r = 0; r < m.rounds(); ++r)     // on a pinned thread (CpuPin), interleaved
+///         m.measure_serial_round(r, pin.cpu());          //   with the other scenarios' rounds
+///     for (std::uint32_t r = 0; r < m.rounds(); ++r)     // unpinned, interleaved likewise (not with
+///         m.measure_end_to_end_round(r);                 //   --peers: finish runs those)
+///     nlohmann::json results = m.finish();               // peers, exports, model, JSON
+///
+/// Throws pto::Error when the scenario cannot run (e.g. a scheme its workload does not build).
+class ScenarioMeasurement {
+  public:
+    /// `workload`: an instance of the scenario's workload for the options' executor (make_workload), which
+    /// must outlive this object; the scenarios of one workload share one.
+    ScenarioMeasurement(const Scenario& scenario, const BenchOptions& options, Workload& workload);
+    ~ScenarioMeasurement();
+    ScenarioMeasurement(const ScenarioMeasurement&) = delete;
+    ScenarioMeasurement& operator=(const ScenarioMeasurement&) = delete;
+
+    /// rounds: the blocks the options' reps are split into (effective_rounds).
+    [[nodiscard]] std::uint32_t rounds() const;
+    /// measure_serial_round: block `round` of the serial runs (orchestration, then the schedulers), on a
+    /// Runtime created for it on the calling thread, which the caller pinned to `pinned_cpu` (nothing:
+    /// pinning failed), so the Runtime's scheduler threads share that CPU.
+    void measure_serial_round(std::uint32_t round, std::optional<int> pinned_cpu);
+    /// measure_end_to_end_round: without --peers, block `round` of the end-to-end runs (concurrent mode) on
+    /// a Runtime created for it on the calling thread, which must not be pinned; after the last round the
+    /// compute executor's outputs are checked. Throws InvalidArgument with --peers.
+    void measure_end_to_end_round(std::uint32_t round);
+    /// finish: after every round: with --peers the end-to-end runs interleaved with the peers' (in rounds
+    /// of their own), then the exports, the profile and the model; returns the result objects (ours first,
+    /// then one per peer).
+    [[nodiscard]] nlohmann::json finish();
+
+  private:
+    [[nodiscard]] std::uint32_t block_warmup() const;
+
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 }  // namespace pto::bench

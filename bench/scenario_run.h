@@ -1,5 +1,5 @@
 // The state one scenario's steps share (runner.cpp): the workload instance, the recorded probe graph, the
-// run configurations and the samples measured, so each step of run_scenario (measure, export, model,
+// run configurations and the samples measured, so each step of ScenarioMeasurement (measure, export, model,
 // JSON) is a function of its own that reads what the steps before it produced.
 #pragma once
 

@@ -50,6 +50,20 @@ class Fan final : public pto::bench::Workload {
     std::map<std::string, int>* tiers_seen_;
 };
 
+/// Calls: the tier of every orchestrate call, in order ('4' for spmd-4, '8' for spmd-8).
+class Calls final : public pto::bench::Workload {
+  public:
+    explicit Calls(std::string* calls) : calls_(calls) {}
+    void register_kernels(pto::Runtime& rt) override { rt.register_kernel(kStep, {"step", 1.0, nullptr}); }
+    void orchestrate(Scheme, std::optional<Tier> tier) override {
+        calls_->push_back(tier == Tier::Spmd4 ? '4' : '8');
+        pto::submit_aiv(kStep, pto::Args());
+    }
+
+  private:
+    std::string* calls_;
+};
+
 WorkloadSpec fan_spec(std::string name, std::map<std::string, int>* tiers_seen = nullptr) {
     return {.name = std::move(name),
             .description = "a fan of independent tasks joined by one",
@@ -176,5 +190,42 @@ TEST_CASE("with --peers every system gets exactly the measured repetitions asked
         const std::uint64_t runs_per_rep = r.at("peer") == "tbb_flow_graph" ? 2 : 1;
         CHECK(r.at("checksum").get<std::uint64_t>() == 7 * runs_per_rep * r.at("tasks").get<std::uint64_t>());
     }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a sweep measures in rounds: one block of every scenario per round, each after its own warm-up",
+          "[bench][library]") {
+    const std::filesystem::path dir = pto::test::scratch_dir("bench_library_rounds_test");
+    const std::string json_path = (dir / "report.json").string();
+    std::string calls;
+    Bench bench("test-bench");
+    bench.add({.name = "calls",
+               .description = "one task",
+               .schemes = {Scheme::Manual},
+               .tiered = true,
+               .make = [&calls](pto::Executor) { return std::make_unique<Calls>(&calls); }});
+
+    // 5 repetitions over 2 rounds: blocks of 3 and 2, each after one warm-up run (2 spread over 2 rounds).
+    REQUIRE(run(bench, {"--tier", "spmd-4,spmd-8", "--reps", "5", "--rounds", "2", "--warmup", "2",
+                        "--no-sim", "--json", json_path}) == 0);
+    // The probes; then round 1 (a warm-up and 3 reps of each scenario) and round 2 (a warm-up and 2 reps),
+    // first of the serial runs, then of the end-to-end runs.
+    const std::string rounds = std::string("4444") + "8888" + "444" + "888";
+    CHECK(calls == "48" + rounds + rounds);
+
+    std::ifstream in(json_path);
+    const nlohmann::json report = nlohmann::json::parse(in);
+    CHECK(report.at("run").at("rounds") == 2);
+    for (const nlohmann::json& r : report.at("results")) {
+        CAPTURE(r.dump());
+        CHECK(r.at("orch_ns_per_task").at("samples") == 5);
+        CHECK(r.at("e2e_ns_per_task").at("samples") == 5);
+    }
+
+    // More rounds than repetitions: one repetition per round.
+    calls.clear();
+    REQUIRE(run(bench, {"--tier", "spmd-4", "--reps", "2", "--rounds", "5", "--warmup", "0", "--no-sim",
+                        "--json", json_path}) == 0);
+    CHECK(calls == "44444");  // the probe, then two serial rounds and two end-to-end rounds of one run
     std::filesystem::remove_all(dir);
 }

@@ -122,7 +122,7 @@ TEST_CASE("one Qwen3 tier reports the launch counts of docs/design/reference-gra
 
 TEST_CASE("bad options print the usage and exit with status 2", "[bench][smoke]") {
     const fs::path dir = pto::test::scratch_dir("pto-bench-smoke-usage");
-    for (const char* bad : {"--case nonsense", "--tier 9", "--reps 0", "--no-such-option",
+    for (const char* bad : {"--case nonsense", "--tier 9", "--reps 0", "--rounds 0", "--no-such-option",
                             "--base-data base.json --emit-baseline ./base.json"}) {
         INFO(bad);
         CHECK(run_bench(bad, dir / "out.txt") == 2);
@@ -177,6 +177,7 @@ TEST_CASE("pto-bench --profile, --report and --plot add the phase profile and an
     const nlohmann::json report = load(json);
     CHECK(report.at("run").at("reps") == 3);
     CHECK(report.at("run").at("warmup") == 1);
+    CHECK(report.at("run").at("rounds") == 3);  // the default 20, at most one per repetition
     CHECK(report.at("run").at("command_line").at(1) == "--case");
     const nlohmann::json& r = report.at("results").at(0);
     for (const char* key : {"min", "p10", "median", "p90", "max"})

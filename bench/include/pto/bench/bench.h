@@ -53,7 +53,8 @@ using Sizes = std::vector<std::pair<std::string, std::int64_t>>;
 
 /// Workload: one instance of a graph, built for one executor. The bench calls register_kernels on every
 /// Runtime it makes, then for each run prepare_run (outside the timed region) and orchestrate (inside it).
-/// All calls come from one thread.
+/// All calls come from one thread. A sweep makes one instance per workload and measures every selected
+/// scheme and tier on it, their runs interleaved (BenchOptions::rounds).
 class Workload {
   public:
     virtual ~Workload() = default;
@@ -86,8 +87,9 @@ struct WorkloadSpec {
     bool tiered = false;
     /// in_default_sweep: whether it runs when the command line names no --case.
     bool in_default_sweep = true;
-    /// make: a fresh instance for `executor`: the compute executor runs the kernels on real memory; the
-    /// instant and timed executors never touch it, so full-size graphs may use fake addresses there.
+    /// make: an instance for `executor` (one per sweep): the compute executor runs the kernels on real
+    /// memory; the instant and timed executors never touch it, so full-size graphs may use fake addresses
+    /// there.
     std::function<std::unique_ptr<Workload>(Executor executor)> make;
 };
 
