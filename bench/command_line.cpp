@@ -148,7 +148,7 @@ void add_options(CLI::App& app, CommandLine& cl, const std::vector<WorkloadSpec>
         ->check(CLI::PositiveNumber);
     app.add_option(
         "--warmup", cl.bench.warmup,
-        "unmeasured runs before them (default 10; spread over the serial rounds, at least one each)");
+        "unmeasured runs before them (default 10; spread over the rounds, at least one per block)");
     app.add_option(
            "--rounds", cl.bench.rounds,
            "measure in this many rounds across the sweep's scenarios, each a block of runs on a fresh "
