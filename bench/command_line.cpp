@@ -214,16 +214,15 @@ void warn_missing_schemes(const Bench& bench, const Selection& selection) {
 }
 
 /// sweep_steps: what the progress line counts: each scenario's probe, its serial rounds, its end-to-end
-/// rounds (not with --peers) and its finish.
+/// rounds and its finish.
 std::size_t sweep_steps(std::size_t scenarios, const BenchOptions& options) {
-    return scenarios * (std::size_t{effective_rounds(options)} * (options.peers ? 1 : 2) + 2);
+    return scenarios * (std::size_t{effective_rounds(options)} + end_to_end_rounds(options) + 2);
 }
 
 /// sweep: every scenario's results, in order, with the progress line; nullopt after a scenario failed
 /// (reported on stderr). Four passes: every scenario's probe; the serial rounds (round 1 of every scenario,
-/// then round 2, ..., all on one pinned CPU); the end-to-end rounds likewise, unpinned (with --peers each
-/// scenario's end-to-end runs happen in the last pass instead, beside the peers'); then each scenario's
-/// exports, model and results.
+/// then round 2, ..., all on one pinned CPU); the end-to-end rounds likewise, unpinned (with --peers, each
+/// block followed by the peers' blocks); then each scenario's exports, model and results.
 std::optional<nlohmann::json> sweep(const Bench& bench, const std::vector<Scenario>& scenarios,
                                     const BenchOptions& options, Progress& progress) {
     std::size_t step = 0;
@@ -254,10 +253,12 @@ std::optional<nlohmann::json> sweep(const Bench& bench, const std::vector<Scenar
                 }
             }
         }
-        for (std::uint32_t round = 0; round < rounds && !options.peers; ++round) {
+        const std::uint32_t e2e_rounds = end_to_end_rounds(options);
+        for (std::uint32_t round = 0; round < e2e_rounds; ++round) {
             for (current = 0; current < scenarios.size(); ++current) {
                 progress.update(step++, scenarios[current].id + " (end-to-end round " +
-                                            std::to_string(round + 1) + "/" + std::to_string(rounds) + ")");
+                                            std::to_string(round + 1) + "/" + std::to_string(e2e_rounds) +
+                                            ")");
                 measurements[current]->measure_end_to_end_round(round);
             }
         }

@@ -2,10 +2,10 @@
 // orchestration function returns, window sized to hold the graph), and so does the schedulers' cost (the
 // rest of each serial run); end-to-end cost from concurrent mode. All are medians over `reps` runs. Both
 // come in rounds, one block of runs on a fresh Runtime each (after its own warm-up), which a sweep
-// interleaves with the other scenarios' rounds. With --peers the end-to-end repetitions and the peers' run
-// per scenario in rounds of blocks of their own (see measure_with_peers), so machine drift hits all of them
-// alike while no runtime's idle workers spin beside another's measured runs. ScenarioMeasurement holds the
-// steps; the exports, the model and the JSON live in scenario_exports.cpp, scenario_model.cpp and
+// interleaves with the other scenarios' rounds. With --peers each end-to-end block is followed by a block
+// of each peer's repetitions, every block after a pause (kSettle), so machine drift hits all systems alike
+// while no runtime's idle workers spin beside another's measured runs. ScenarioMeasurement holds the steps;
+// the exports, the model and the JSON live in scenario_exports.cpp, scenario_model.cpp and
 // scenario_json.cpp.
 #include "runner.h"
 
@@ -120,12 +120,11 @@ void run_peer(const GraphRecord& graph, PeerSamples& ps, bool measured) {
     if (r.create_ns) ps.create.push_back(per_task(*r.create_ns, r.kernel_tasks));
 }
 
-/// Rounds of blocks with --peers, and the pause before each block. After a parallel region, libgomp's
-/// workers spin before they sleep (up to milliseconds), and oneTBB's briefly too: on a 2-CPU machine they
-/// took the CPUs from the next system's run, which measured up to 1.7x slower right after an OpenMP
-/// repetition than alone. Blocks with a pause and one unmeasured repetition in front measure each system
-/// as it runs alone; the rounds still spread machine drift over all of them.
-constexpr std::uint32_t kPeerRounds = 5;
+/// The pause before each block with --peers. After a parallel region, libgomp's workers spin before they
+/// sleep (up to milliseconds), and oneTBB's briefly too: on a 2-CPU machine they took the CPUs from the
+/// next system's run, which measured up to 1.7x slower right after an OpenMP repetition than alone. Blocks
+/// with a pause and one unmeasured repetition in front measure each system as it runs alone; the rounds
+/// (kPeerRounds of them) still spread machine drift over all of them.
 constexpr auto kSettle = std::chrono::milliseconds(10);
 
 /// measure_end_to_end_block: concurrent mode on a Runtime of its own (created on an unpinned thread, so
@@ -137,33 +136,14 @@ void measure_end_to_end_block(const ScenarioRun& run, std::uint32_t warmup, std:
                {.end_to_end = &m.end_to_end, .end_to_end_orchestration = &m.end_to_end_orchestration});
 }
 
-/// measure_with_peers: --peers: `warmup` runs of ours and one repetition of each peer, then up to
-/// kPeerRounds rounds, each a block of our runs then a block of each peer's repetitions (reps split evenly
-/// over the rounds), every block after a pause and one unmeasured run. Then the golden check of the compute
-/// executor's outputs.
-void measure_with_peers(const ScenarioRun& run, Measured& m) {
-    const BenchOptions& o = run.options;
-    Runtime rt(run.concurrent);
-    run.workload.register_kernels(rt);
-    m.peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0},
-               PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
-    const GraphRecord& graph = run.probe.graph;
-    timed_runs(run, rt, o.warmup, 0, m.checksum, {});
-    for (PeerSamples& ps : m.peers)
-        run_peer(graph, ps, false);
-    const std::uint32_t rounds = std::min(kPeerRounds, o.reps);
-    for (std::uint32_t round = 0; round < rounds; ++round) {
-        const std::uint32_t block = share(o.reps, rounds, round);
+/// measure_peer_blocks: --peers: for each peer, after a pause, one unmeasured and `reps` measured
+/// repetitions of the probe's graph.
+void measure_peer_blocks(const ScenarioRun& run, std::uint32_t reps, Measured& m) {
+    for (PeerSamples& ps : m.peers) {
         std::this_thread::sleep_for(kSettle);
-        timed_runs(run, rt, 1, block, m.checksum,
-                   {.end_to_end = &m.end_to_end, .end_to_end_orchestration = &m.end_to_end_orchestration});
-        for (PeerSamples& ps : m.peers) {
-            std::this_thread::sleep_for(kSettle);
-            for (std::uint32_t i = 0; i <= block; ++i)
-                run_peer(graph, ps, i != 0);
-        }
+        for (std::uint32_t i = 0; i <= reps; ++i)
+            run_peer(run.probe.graph, ps, i != 0);
     }
-    if (o.executor == Executor::Compute) m.golden = run.workload.verify();
 }
 
 }  // namespace
@@ -244,36 +224,41 @@ std::uint32_t ScenarioMeasurement::rounds() const {
     return effective_rounds(state_->run.options);
 }
 
-/// block_warmup: each block warms its new Runtime up: the options' warmup spread over the rounds, at least
+/// block_warmup: each block warms its new Runtime up: the options' warmup spread over `rounds`, at least
 /// one run per block when there is any, so no block's first measured run is a cold one.
-std::uint32_t ScenarioMeasurement::block_warmup() const {
+std::uint32_t ScenarioMeasurement::block_warmup(std::uint32_t rounds) const {
     const std::uint32_t warmup = state_->run.options.warmup;
-    return warmup == 0 ? 0 : (warmup + rounds() - 1) / rounds();
+    return warmup == 0 ? 0 : (warmup + rounds - 1) / rounds;
 }
 
 void ScenarioMeasurement::measure_serial_round(std::uint32_t round, std::optional<int> pinned_cpu) {
     state_->measured.orchestration_cpu = pinned_cpu;
-    measure_serial_block(state_->run, block_warmup(), share(state_->run.options.reps, rounds(), round),
-                         state_->measured);
+    measure_serial_block(state_->run, block_warmup(rounds()),
+                         share(state_->run.options.reps, rounds(), round), state_->measured);
 }
 
 void ScenarioMeasurement::measure_end_to_end_round(std::uint32_t round) {
     const ScenarioRun& run = state_->run;
-    if (run.options.peers)
-        detail::throw_error(
-            ErrorCode::InvalidArgument,
-            "end-to-end rounds with --peers: the peers' runs interleave with ours in finish()");
+    const BenchOptions& o = run.options;
     Measured& m = state_->measured;
-    measure_end_to_end_block(run, block_warmup(), share(run.options.reps, rounds(), round), m);
+    const std::uint32_t n = end_to_end_rounds(o);
+    const std::uint32_t reps = share(o.reps, n, round);
+    if (o.peers) {
+        if (round == 0)
+            m.peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0},
+                       PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
+        std::this_thread::sleep_for(kSettle);
+    }
+    measure_end_to_end_block(run, block_warmup(n), reps, m);
+    if (o.peers) measure_peer_blocks(run, reps, m);
     // The workload is shared with other scenarios: check the outputs while they are this scenario's.
-    if (round + 1 == rounds() && run.options.executor == Executor::Compute) m.golden = run.workload.verify();
+    if (round + 1 == n && o.executor == Executor::Compute) m.golden = run.workload.verify();
 }
 
 nlohmann::json ScenarioMeasurement::finish() {
     const ScenarioRun& run = state_->run;
     Measured& measured = state_->measured;
     const BenchOptions& o = run.options;
-    if (o.peers) measure_with_peers(run, measured);
     export_files(run);
     if (o.profile)
         measured.profile = profile_runs(run.workload, run.body, run.serial, run.concurrent,

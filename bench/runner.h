@@ -31,9 +31,9 @@ struct BenchOptions {
     std::uint32_t warmup = 10;
     /// Measurements come in this many rounds: each scenario's reps (and warmup) are split into one block per
     /// round, and a sweep runs round 1 of every scenario, then round 2, ... (each block on a fresh Runtime),
-    /// first for the serial runs, then for the end-to-end runs (with --peers those run per scenario,
-    /// interleaved with the peers'). So every scenario's figures sample the whole sweep's time, not one
-    /// stretch of it, and the ratios between scenarios of one run hold from run to run.
+    /// first for the serial runs, then for the end-to-end runs (with --peers at most kPeerRounds, each of
+    /// our blocks followed by a block of each peer's). So every scenario's figures sample the whole sweep's
+    /// time, not one stretch of it, and the ratios between scenarios of one run hold from run to run.
     std::uint32_t rounds = 20;
     bool simulate = true;
     SimSettings sim;  ///< profile, cost overrides and pending slots of the model
@@ -55,9 +55,20 @@ struct BenchOptions {
         write_output;
 };
 
-/// effective_rounds: the rounds a sweep with `o` runs: BenchOptions::rounds, at most one per rep.
+/// effective_rounds: the rounds of serial runs a sweep with `o` runs: BenchOptions::rounds, at most one per
+/// rep.
 [[nodiscard]] inline std::uint32_t effective_rounds(const BenchOptions& o) {
     return o.rounds < o.reps ? o.rounds : o.reps;
+}
+
+/// kPeerRounds: with --peers, the most rounds of end-to-end runs: each round pauses before every system's
+/// block, which more rounds would multiply.
+inline constexpr std::uint32_t kPeerRounds = 5;
+
+/// end_to_end_rounds: the rounds of end-to-end runs: effective_rounds, at most kPeerRounds with --peers.
+[[nodiscard]] inline std::uint32_t end_to_end_rounds(const BenchOptions& o) {
+    const std::uint32_t rounds = effective_rounds(o);
+    return o.peers && rounds > kPeerRounds ? kPeerRounds : rounds;
 }
 
 /// kMaxDotTasks: the largest graph --dot draws task by task; graphviz takes minutes beyond it and the
@@ -84,9 +95,9 @@ struct RecordedGraph {
 ///     ScenarioMeasurement m(scenario, options, workload); // probe: record the graph, size the runs
 ///     for (std::uint32_t r = 0; r < m.rounds(); ++r)     // on a pinned thread (CpuPin), interleaved
 ///         m.measure_serial_round(r, pin.cpu());          //   with the other scenarios' rounds
-///     for (std::uint32_t r = 0; r < m.rounds(); ++r)     // unpinned, interleaved likewise (not with
-///         m.measure_end_to_end_round(r);                 //   --peers: finish runs those)
-///     nlohmann::json results = m.finish();               // peers, exports, model, JSON
+///     for (std::uint32_t r = 0; r < end_to_end_rounds(options); ++r)  // unpinned, interleaved likewise
+///         m.measure_end_to_end_round(r);                 //   (with --peers, the peers' blocks too)
+///     nlohmann::json results = m.finish();               // exports, profile, model, JSON
 ///
 /// Throws pto::Error when the scenario cannot run (e.g. a scheme its workload does not build).
 class ScenarioMeasurement {
@@ -104,17 +115,17 @@ class ScenarioMeasurement {
     /// Runtime created for it on the calling thread, which the caller pinned to `pinned_cpu` (nothing:
     /// pinning failed), so the Runtime's scheduler threads share that CPU.
     void measure_serial_round(std::uint32_t round, std::optional<int> pinned_cpu);
-    /// measure_end_to_end_round: without --peers, block `round` of the end-to-end runs (concurrent mode) on
-    /// a Runtime created for it on the calling thread, which must not be pinned; after the last round the
-    /// compute executor's outputs are checked. Throws InvalidArgument with --peers.
+    /// measure_end_to_end_round: block `round` of end_to_end_rounds() of the end-to-end runs (concurrent
+    /// mode) on a Runtime created for it on the calling thread, which must not be pinned; with --peers,
+    /// then a block of each peer's repetitions. After the last round the compute executor's outputs are
+    /// checked.
     void measure_end_to_end_round(std::uint32_t round);
-    /// finish: after every round: with --peers the end-to-end runs interleaved with the peers' (in rounds
-    /// of their own), then the exports, the profile and the model; returns the result objects (ours first,
-    /// then one per peer).
+    /// finish: after every round: the exports, the profile and the model; returns the result objects (ours
+    /// first, then one per peer).
     [[nodiscard]] nlohmann::json finish();
 
   private:
-    [[nodiscard]] std::uint32_t block_warmup() const;
+    [[nodiscard]] std::uint32_t block_warmup(std::uint32_t rounds) const;
 
     struct State;
     std::unique_ptr<State> state_;

@@ -222,6 +222,18 @@ TEST_CASE("a sweep measures in rounds: one block of every scenario per round, ea
         CHECK(r.at("e2e_ns_per_task").at("samples") == 5);
     }
 
+    // With --peers the end-to-end rounds are the same, each of our blocks followed by the peers' (which
+    // replay the recorded graph and call no orchestrate).
+    calls.clear();
+    REQUIRE(run(bench, {"--tier", "spmd-4,spmd-8", "--reps", "5", "--rounds", "2", "--warmup", "2",
+                        "--no-sim", "--peers", "--json", json_path}) == 0);
+    CHECK(calls == "48" + rounds + rounds);
+    std::ifstream with_peers(json_path);
+    for (const nlohmann::json& r : nlohmann::json::parse(with_peers).at("results")) {
+        CAPTURE(r.dump());
+        CHECK(r.at("e2e_ns_per_task").at("samples") == 5);
+    }
+
     // More rounds than repetitions: one repetition per round.
     calls.clear();
     REQUIRE(run(bench, {"--tier", "spmd-4", "--reps", "2", "--rounds", "5", "--warmup", "0", "--no-sim",
