@@ -229,7 +229,8 @@ TEST_CASE("a sweep measures in rounds: one block of every scenario per round, ea
                         "--no-sim", "--peers", "--json", json_path}) == 0);
     CHECK(calls == "48" + rounds + rounds);
     std::ifstream with_peers(json_path);
-    for (const nlohmann::json& r : nlohmann::json::parse(with_peers).at("results")) {
+    const nlohmann::json peers_report = nlohmann::json::parse(with_peers);
+    for (const nlohmann::json& r : peers_report.at("results")) {
         CAPTURE(r.dump());
         CHECK(r.at("e2e_ns_per_task").at("samples") == 5);
     }
