@@ -232,6 +232,16 @@ std::optional<nlohmann::json> sweep(const Bench& bench, const std::vector<Scenar
     std::map<const WorkloadSpec*, std::unique_ptr<Workload>> workloads;
     std::vector<std::unique_ptr<ScenarioMeasurement>> measurements;
     nlohmann::json results = nlohmann::json::array();
+    // in_rounds: `rounds` rounds of one block of every scenario, in sweep order, each on the progress line.
+    const auto in_rounds = [&](const char* what, std::uint32_t rounds, const auto& measure_block) {
+        for (std::uint32_t round = 0; round < rounds; ++round) {
+            for (current = 0; current < scenarios.size(); ++current) {
+                progress.update(step++, scenarios[current].id + " (" + what + " round " +
+                                            std::to_string(round + 1) + "/" + std::to_string(rounds) + ")");
+                measure_block(*measurements[current], round);
+            }
+        }
+    };
     try {
         for (current = 0; current < scenarios.size(); ++current) {
             progress.update(step++, scenarios[current].id + " (probe)");
@@ -241,27 +251,14 @@ std::optional<nlohmann::json> sweep(const Bench& bench, const std::vector<Scenar
             measurements.push_back(
                 std::make_unique<ScenarioMeasurement>(scenarios[current], options, *workload));
         }
-        const std::uint32_t rounds = effective_rounds(options);
         {
             const CpuPin pin;
-            for (std::uint32_t round = 0; round < rounds; ++round) {
-                for (current = 0; current < scenarios.size(); ++current) {
-                    progress.update(step++, scenarios[current].id + " (serial round " +
-                                                std::to_string(round + 1) + "/" + std::to_string(rounds) +
-                                                ")");
-                    measurements[current]->measure_serial_round(round, pin.cpu());
-                }
-            }
+            in_rounds("serial", effective_rounds(options), [&](ScenarioMeasurement& m, std::uint32_t round) {
+                m.measure_serial_round(round, pin.cpu());
+            });
         }
-        const std::uint32_t e2e_rounds = end_to_end_rounds(options);
-        for (std::uint32_t round = 0; round < e2e_rounds; ++round) {
-            for (current = 0; current < scenarios.size(); ++current) {
-                progress.update(step++, scenarios[current].id + " (end-to-end round " +
-                                            std::to_string(round + 1) + "/" + std::to_string(e2e_rounds) +
-                                            ")");
-                measurements[current]->measure_end_to_end_round(round);
-            }
-        }
+        in_rounds("end-to-end", end_to_end_rounds(options),
+                  [](ScenarioMeasurement& m, std::uint32_t round) { m.measure_end_to_end_round(round); });
         for (current = 0; current < scenarios.size(); ++current) {
             progress.update(step++, scenarios[current].id);
             for (nlohmann::json& r : measurements[current]->finish())

@@ -203,7 +203,11 @@ struct ScenarioMeasurement::State {
     Measured measured;
 
     State(const Scenario& scenario, const BenchOptions& o, Workload& workload)
-        : run(prepare(scenario, o, workload)) {}
+        : run(prepare(scenario, o, workload)) {
+        if (o.peers)
+            measured.peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0},
+                              PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
+    }
 };
 
 ScenarioMeasurement::ScenarioMeasurement(const Scenario& scenario, const BenchOptions& o,
@@ -243,12 +247,7 @@ void ScenarioMeasurement::measure_end_to_end_round(std::uint32_t round) {
     Measured& m = state_->measured;
     const std::uint32_t n = end_to_end_rounds(o);
     const std::uint32_t reps = share(o.reps, n, round);
-    if (o.peers) {
-        if (round == 0)
-            m.peers = {PeerSamples{Peer::TbbFlowGraph, {}, {}, {}, {}, {}, 0},
-                       PeerSamples{Peer::OmpDepend, {}, {}, {}, {}, {}, 0}};
-        std::this_thread::sleep_for(kSettle);
-    }
+    if (o.peers) std::this_thread::sleep_for(kSettle);
     measure_end_to_end_block(run, block_warmup(n), reps, m);
     if (o.peers) measure_peer_blocks(run, reps, m);
     // The workload is shared with other scenarios: check the outputs while they are this scenario's.
