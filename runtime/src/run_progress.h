@@ -17,6 +17,7 @@ class RunProgress {
     /// start_run: nothing ended, the task count unknown, stamps from 0 (orchestrator, before dispatch).
     void start_run() {
         finished_.store(0, std::memory_order_relaxed);
+        uncounted_on_orchestrator_.store(0, std::memory_order_relaxed);
         record_sequence_.store(0, std::memory_order_relaxed);
         submitted_total_.store(~0ull, std::memory_order_relaxed);
     }
@@ -36,8 +37,19 @@ class RunProgress {
     [[nodiscard]] bool is_drained() const {
         return finished_.load(std::memory_order_seq_cst) == submitted_total_.load(std::memory_order_seq_cst);
     }
-    /// finished, epoch: relaxed reads for observers (compared, never used to reach other data).
-    [[nodiscard]] std::uint64_t finished() const { return finished_.load(std::memory_order_relaxed); }
+    /// set_uncounted_on_orchestrator: tasks that ended on the orchestrator and wait for its next
+    /// add_finished (it counts them in batches: Runtime::Impl::FinishedCount). A plain store on a line of
+    /// its own, read only by observers; set to 0 before that add, so an observer may briefly miss them but
+    /// never counts them twice.
+    void set_uncounted_on_orchestrator(std::uint64_t n) {
+        uncounted_on_orchestrator_.store(n, std::memory_order_relaxed);
+    }
+    /// finished, epoch: relaxed reads for observers (compared, never used to reach other data); finished
+    /// includes the tasks the orchestrator has not counted yet.
+    [[nodiscard]] std::uint64_t finished() const {
+        return finished_.load(std::memory_order_relaxed) +
+               uncounted_on_orchestrator_.load(std::memory_order_relaxed);
+    }
     [[nodiscard]] std::uint64_t epoch() const { return progress_epoch_.load(std::memory_order_relaxed); }
 
     /// next_record_stamp: a SubtaskRecord's causal stamp (only when recording). Relaxed RMWs suffice: RMWs
@@ -66,6 +78,7 @@ class RunProgress {
     alignas(kFalseSharingRange) std::atomic<std::uint64_t> progress_epoch_{0};
     // Own line: every completion reads it, the orchestrator writes it only around its waits.
     alignas(kFalseSharingRange) std::atomic<std::uint32_t> awaited_slot_{kNoAwaitedSlot};
+    alignas(kFalseSharingRange) std::atomic<std::uint64_t> uncounted_on_orchestrator_{0};
 };
 
 }  // namespace pto::detail

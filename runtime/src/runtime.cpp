@@ -204,6 +204,7 @@ void Runtime::Impl::end_orchestration() {
         refuse_call("end_orchestration");
     }
     orchestration_ns = steady_ns() - run_start_ns;
+    finish_orchestrator_completions();  // the submit total below must meet a finished count with them all
     run.advance(detail::RunPhase::Ending);
     engine.progress.end_submission(window.submitted());
     if (config.orchestration == OrchestrationMode::Serial) {

@@ -95,11 +95,20 @@ struct Runtime::Impl {
     void init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
                             TaskId first, bool scoped);
     void release_scope(TaskId begin, TaskId end);
+    /// FinishedCount: when the tasks that ended on the orchestrator (alloc tasks, tasks cancelled at
+    /// submission) join the run's finished count. Counting is a locked add on the line every scheduler
+    /// pass adds to, and on the 2-vCPU machines of docs/benchmarks.md taking that line from the other CPU
+    /// costs 60-240 ns, as much as a whole submit: paged attention ends an alloc task every four launches.
+    ///   Batched  submits and scope ends: once kFinishedBatch tasks are waiting.
+    ///   Now      before the orchestrator waits, and when orchestration ends, so whatever waits (the end
+    ///            of the run, the watchdog's diagnosis of a stall) counts every task that ended.
+    enum class FinishedCount : std::uint8_t { Batched, Now };
+    static constexpr std::uint64_t kFinishedBatch = 64;
+
     /// flush_links: splices the staged edges (EdgeLinker::flush) and finishes what that completed.
-    void flush_links() {
-        if (!linker.has_staged()) return;
-        linker.flush(engine, orchestrator_ctx, stats, config.profile_orchestrator);
-        finish_orchestrator_completions();
+    void flush_links(FinishedCount count = FinishedCount::Now) {
+        if (linker.has_staged()) linker.flush(engine, orchestrator_ctx, stats, config.profile_orchestrator);
+        finish_orchestrator_completions(count);
     }
     [[nodiscard]] std::span<const TensorArg> task_tensors(TaskId id) const;
     /// init_slot: the slot's state (init_slot_state), then create-info outputs allocated (when `allocates`:
@@ -180,15 +189,18 @@ struct Runtime::Impl {
     [[noreturn]] void throw_deadlock(std::string_view knob) const;
     std::uint64_t knob_value(std::string_view knob) const;
     /// finish_orchestrator_completions: ends the tasks the orchestrator's own completions cancelled,
-    /// publishes what ended on this thread, like a scheduler pass, and the ready tasks it staged
-    /// (ReadyQueues::stage). Every call that can make a task ready ends with it, so nothing staged outlives
-    /// the call.
-    void finish_orchestrator_completions() {
+    /// publishes the ready tasks it staged (ReadyQueues::stage) and counts what ended on this thread, like a
+    /// scheduler pass, when `count` says so. Every call that can make a task ready ends with it, so nothing
+    /// staged outlives the call.
+    void finish_orchestrator_completions(FinishedCount count = FinishedCount::Now) {
+        const std::uint64_t uncounted = orchestrator_ctx.counters.total() - orchestrator_finished_published;
         if (!orchestrator_ctx.cancelled_ready.empty() || orchestrator_ctx.pushed_ready ||
-            orchestrator_ctx.counters.total() != orchestrator_finished_published)
-            publish_orchestrator_completions();
+            (uncounted != 0 && (count == FinishedCount::Now || uncounted >= kFinishedBatch)))
+            publish_orchestrator_completions(count);
+        else if (uncounted != 0)
+            engine.progress.set_uncounted_on_orchestrator(uncounted);  // for the watchdog's diagnosis
     }
-    [[gnu::noinline]] void publish_orchestrator_completions();
+    [[gnu::noinline]] void publish_orchestrator_completions(FinishedCount count);
 
     const RuntimeConfig config;
     /// Polls before the orchestrator parks at the end of a run (draining, quiescing): about 20 µs, long

@@ -143,8 +143,8 @@ TaskId Runtime::Impl::submit_as(const TaskSpec& spec, std::span<const TaskId> pr
     }
     // Inside a scope, edges are spliced per producer when the scope ends (or the staging fills), one CAS
     // per producer instead of one per edge; outside any scope, at once.
-    if (linker.should_flush(scoped)) flush_links();
-    finish_orchestrator_completions();
+    if (linker.should_flush(scoped)) flush_links(FinishedCount::Batched);
+    finish_orchestrator_completions(FinishedCount::Batched);
     window.publish_submitted();
     return id;
 }
@@ -157,16 +157,23 @@ std::span<const TensorArg> Runtime::Impl::task_tensors(TaskId id) const {
     return {record.tensors(), record.tensor_count};
 }
 
-void Runtime::Impl::publish_orchestrator_completions() {
+void Runtime::Impl::publish_orchestrator_completions(FinishedCount count) {
     while (!orchestrator_ctx.cancelled_ready.empty()) {
         const std::uint32_t slot = orchestrator_ctx.cancelled_ready.back();
         orchestrator_ctx.cancelled_ready.pop_back();
         engine.complete_task(slot, Outcome::Cancelled, orchestrator_ctx);
     }
-    // Alloc tasks and tasks cancelled at submission end on this thread; publish them like a scheduler pass.
+    // Alloc tasks and tasks cancelled at submission end on this thread; count them like a scheduler pass
+    // (FinishedCount says when).
     const std::uint64_t ended = orchestrator_ctx.counters.total();
-    engine.add_finished(ended - orchestrator_finished_published);
-    orchestrator_finished_published = ended;
+    const std::uint64_t uncounted = ended - orchestrator_finished_published;
+    if (count == FinishedCount::Now || uncounted >= kFinishedBatch) {
+        engine.progress.set_uncounted_on_orchestrator(0);
+        engine.add_finished(uncounted);
+        orchestrator_finished_published = ended;
+    } else if (uncounted != 0) {
+        engine.progress.set_uncounted_on_orchestrator(uncounted);  // for the watchdog's diagnosis
+    }
     if (orchestrator_ctx.pushed_ready) {
         orchestrator_ctx.pushed_ready = false;
         engine.ready.publish();
@@ -175,7 +182,7 @@ void Runtime::Impl::publish_orchestrator_completions() {
 }
 
 void Runtime::Impl::release_scope(TaskId begin, TaskId end) {
-    flush_links();
+    flush_links(FinishedCount::Batched);
     PhaseTimer timer(config.profile_orchestrator, stats.scope_end_ns);
     ++stats.scopes_closed;
     recorder.scope(begin, end);

@@ -62,8 +62,8 @@ TaskId Runtime::Impl::submit_alloc(std::span<const TensorCreateInfo> infos, bool
     count_submit(spec);
     recorder.task(spec, id, {});
     complete_at_birth(t);
-    if (linker.should_flush(scoped)) flush_links();
-    finish_orchestrator_completions();
+    if (linker.should_flush(scoped)) flush_links(FinishedCount::Batched);
+    finish_orchestrator_completions(FinishedCount::Batched);
     window.publish_submitted();
     return id;
 }

@@ -36,8 +36,8 @@ TaskId Runtime::Impl::submit_instance(std::span<InstanceNode> nodes,
     if (edges) edge_table_holds.hold(edges, first.value + nodes.size() - 1);
     init_instance_slots(nodes, first, scoped);
     link_instance(nodes, first);
-    if (linker.should_flush(scoped)) flush_links();
-    finish_orchestrator_completions();
+    if (linker.should_flush(scoped)) flush_links(FinishedCount::Batched);
+    finish_orchestrator_completions(FinishedCount::Batched);
     window.publish_submitted();
     return first;
 }
@@ -115,8 +115,8 @@ TaskId Runtime::Impl::submit_planned(const detail::InstancePlan& plan, const det
             if (engine.tasks[slot].fanin_edge_count == 0) engine.make_ready(slot, orchestrator_ctx);
         }
     }
-    if (linker.should_flush(scoped)) flush_links();
-    finish_orchestrator_completions();
+    if (linker.should_flush(scoped)) flush_links(FinishedCount::Batched);
+    finish_orchestrator_completions(FinishedCount::Batched);
     window.publish_submitted();
     return first;
 }

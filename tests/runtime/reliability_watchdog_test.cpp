@@ -367,6 +367,46 @@ TEST_CASE("an orchestration function gone quiet is reported as orchestrator star
                                                                      : "all 2 submitted task(s) finished"));
 }
 
+TEST_CASE("a stall report counts the tasks that ended on the orchestrator and wait to be counted",
+          "[runtime][watchdog][white-box]") {
+    // Alloc tasks end at submission and join the run's finished count in batches; the watchdog must see
+    // them anyway, or it would call them unfinished.
+    RuntimeConfig c;
+    c.stall_timeout_ms = kTimeoutMs;
+    Runtime::Impl rt(c);
+    rt.begin_run();
+    const TensorCreateInfo info(DataType::F32, {16});
+    for (int i = 0; i < 3; ++i)
+        rt.submit_alloc(std::span<const TensorCreateInfo>(&info, 1), false);
+    rt.submit(kernel_spec(), {}, false);
+    REQUIRE(wait_until([&] { return rt.watchdog->latest().message.size() > 0; }));
+    const RunReport r = rt.end_run();
+    CHECK(r.completed == 4);
+    REQUIRE(r.stalls.size() == 1);
+    CHECK(r.stalls[0].kind == StallKind::OrchestratorStarvation);
+    CHECK_THAT(r.stalls[0].message, Catch::Contains("all 4 submitted task(s) finished"));
+}
+
+TEST_CASE("every task that ends on the orchestrator is counted when the run ends",
+          "[runtime][watchdog][white-box]") {
+    // The orchestrator counts its own completions in batches (Runtime::Impl::kFinishedBatch); whatever
+    // the batch holds when orchestration ends must still reach the count the end of the run waits for.
+    const int allocs = GENERATE(1, 63, 64, 65, 200);
+    RuntimeConfig c;
+    c.stall_timeout_ms = kTimeoutMs;
+    Runtime::Impl rt(c);
+    rt.begin_run();
+    const TensorCreateInfo info(DataType::F32, {16});
+    TaskId last;
+    for (int i = 0; i < allocs; ++i)
+        last = rt.submit_alloc(std::span<const TensorCreateInfo>(&info, 1), false);
+    rt.submit(kernel_spec(), std::vector<TaskId>{last}, false);
+    const RunReport r = rt.end_run();
+    CHECK(r.completed == static_cast<std::uint64_t>(allocs) + 1);
+    CHECK(r.stalls.empty());
+    CHECK_FALSE(r.aborted);
+}
+
 TEST_CASE("the stall classifier follows its decision table", "[runtime][watchdog][white-box]") {
     detail::StallFacts f;
     f.timeout_ms = 250;
