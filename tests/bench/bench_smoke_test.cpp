@@ -86,6 +86,13 @@ TEST_CASE("a short paged-attention sweep writes a complete pto-bench/1 report", 
     for (const char* key : {"cpu", "vendor", "platform", "compiler", "flags", "git_sha", "date"})
         CHECK(report.at("machine").at(key).is_string());
     CHECK(report.at("machine").at("cores").get<int>() >= 1);
+    // Measured before and after the sweep; null only when the bench may use a single CPU.
+    const nlohmann::json& handoff = report.at("machine").at("core_to_core_ns");
+    if (!handoff.is_null()) {
+        CHECK(handoff.at("before").get<double>() > 0.0);
+        CHECK(handoff.at("after").get<double>() > 0.0);
+        CHECK(handoff.at("cpus").size() == 2);
+    }
     const nlohmann::json& results = report.at("results");
     REQUIRE(results.size() >= 2);  // manual and tensormap at least
     for (const nlohmann::json& r : results) {

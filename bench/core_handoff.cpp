@@ -1,0 +1,117 @@
+// Core-to-core hand-off (core_handoff.h) on Linux: the calling thread's affinity, two pinned threads.
+#include "core_handoff.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+namespace pto::bench {
+namespace {
+
+constexpr int kRoundTrips = 20000;
+constexpr int kTrials = 5;
+/// A trial ends after this long even if its round trips are not done: on a loaded machine the partner's CPU
+/// may be busy with another process for whole time slices, and the probe must stay a few milliseconds.
+constexpr auto kTrialLimit = std::chrono::milliseconds(20);
+constexpr int kClockEvery = 64;  // round trips between reads of the clock
+
+bool pin_to(int cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(static_cast<std::size_t>(cpu), &one);
+    return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+}
+
+/// round_trip_ns: the mean round trip of a cache line passed from the caller (pinned to `first`) to a thread
+/// pinned to `second` and back, over kRoundTrips passes or kTrialLimit, whichever ends first; nothing if
+/// either pin fails. Odd values go out, even values come back, so each side waits only for the other's
+/// last store.
+std::optional<double> round_trip_ns(int first, int second) {
+    alignas(128) std::atomic<int> ball{0};
+    std::atomic<bool> ready{false};
+    std::atomic<bool> stop{false};
+    std::thread partner([&] {
+        if (!pin_to(second)) {
+            stop.store(true);
+            return;
+        }
+        ready.store(true);
+        for (int i = 0; i < kRoundTrips; ++i) {
+            while (ball.load(std::memory_order_acquire) != 2 * i + 1)
+                if (stop.load(std::memory_order_relaxed)) return;
+            ball.store(2 * i + 2, std::memory_order_release);
+        }
+    });
+    while (!ready.load() && !stop.load())
+        std::this_thread::yield();
+    if (stop.load() || !pin_to(first)) {
+        stop.store(true);
+        partner.join();
+        return std::nullopt;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const auto deadline = start + kTrialLimit;
+    int done = 0;
+    for (; done < kRoundTrips; ++done) {
+        if (done % kClockEvery == 0 && std::chrono::steady_clock::now() > deadline) break;
+        ball.store(2 * done + 1, std::memory_order_release);
+        while (ball.load(std::memory_order_acquire) != 2 * done + 2) {
+        }
+    }
+    const auto end = std::chrono::steady_clock::now();
+    stop.store(true);
+    partner.join();
+    if (done == 0) return std::nullopt;
+    return std::chrono::duration<double, std::nano>(end - start).count() / done;
+}
+
+}  // namespace
+
+std::optional<CoreHandoff> measure_core_handoff() {
+    cpu_set_t allowed;
+    if (pthread_getaffinity_np(pthread_self(), sizeof allowed, &allowed) != 0) return std::nullopt;
+    std::vector<int> cpus;
+    for (std::size_t cpu = 0; cpu < CPU_SETSIZE && cpus.size() < 2; ++cpu)
+        if (CPU_ISSET(cpu, &allowed)) cpus.push_back(static_cast<int>(cpu));
+    if (cpus.size() < 2) return std::nullopt;
+
+    // Measured on a thread of its own, so the caller's affinity is never changed.
+    std::optional<CoreHandoff> result;
+    std::thread measurer([&] {
+        std::vector<double> trials;
+        for (int t = 0; t < kTrials; ++t) {
+            const std::optional<double> ns = round_trip_ns(cpus[0], cpus[1]);
+            if (!ns) return;
+            trials.push_back(*ns);
+        }
+        std::sort(trials.begin(), trials.end());
+        result = CoreHandoff{cpus[0], cpus[1], trials[trials.size() / 2] / 2.0};
+    });
+    measurer.join();
+    return result;
+}
+
+nlohmann::json core_handoff_json(const std::optional<CoreHandoff>& before,
+                                 const std::optional<CoreHandoff>& after) {
+    if (!before || !after) return nullptr;
+    return {{"cpus", {before->first, before->second}}, {"before", before->ns}, {"after", after->ns}};
+}
+
+void print_core_handoff(std::ostream& out, const nlohmann::json& core_to_core_ns) {
+    if (!core_to_core_ns.is_object()) return;
+    char line[192];
+    std::snprintf(line, sizeof line,
+                  "cache line between CPUs %d and %d: %.0f ns before the sweep, %.0f ns after (end-to-end "
+                  "figures move with it)\n",
+                  core_to_core_ns.at("cpus").at(0).get<int>(), core_to_core_ns.at("cpus").at(1).get<int>(),
+                  core_to_core_ns.at("before").get<double>(), core_to_core_ns.at("after").get<double>());
+    out << line;
+}
+
+}  // namespace pto::bench
