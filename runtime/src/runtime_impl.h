@@ -12,6 +12,7 @@
 
 #include "alloc_layout.h"
 #include "compute_pool.h"
+#include "claim_line.h"
 #include "edge_linker.h"
 #include "edge_table_holds.h"
 #include "engine.h"
@@ -104,6 +105,19 @@ struct Runtime::Impl {
     ///            of the run, the watchdog's diagnosis of a stall) counts every task that ended.
     enum class FinishedCount : std::uint8_t { Batched, Now };
     static constexpr std::uint64_t kFinishedBatch = 64;
+
+    /// claim_ahead: once every kClaimBatch tasks, claims (claim_line.h) the slots of the kClaimBatch tasks
+    /// kSlotsClaimedAhead past task `id`, where no unretired task holds them (a scheduler may be working on
+    /// it), and the edge nodes ahead (EdgePool::claim_ahead). Concurrent mode only (claims_lines_ahead).
+    void claim_ahead(std::uint64_t id) {
+        if (!claims_lines_ahead || (id & (kClaimBatch - 1)) != 0) return;
+        for (std::uint64_t ahead = id + kSlotsClaimedAhead; ahead < id + kSlotsClaimedAhead + kClaimBatch;
+             ++ahead)
+            if (window.slot_is_free_for(ahead)) detail::claim_line(&engine.tasks[window.slot_of(ahead)]);
+        engine.edges.claim_ahead();
+    }
+    static constexpr std::uint64_t kClaimBatch = 8;
+    static constexpr std::uint64_t kSlotsClaimedAhead = 16;
 
     /// flush_links: splices the staged edges (EdgeLinker::flush) and finishes what that completed.
     void flush_links(FinishedCount count = FinishedCount::Now) {
@@ -207,6 +221,12 @@ struct Runtime::Impl {
     /// enough for the instant executor's last tasks and a scheduler's acknowledgement; none on one CPU,
     /// where spinning would only hold back the threads it waits for.
     const std::uint32_t end_of_run_polls = detail::usable_cpus() > 1 ? 1024 : 0;
+    /// Whether submits claim lines ahead (claim_ahead): only while schedulers run beside the orchestrator.
+    /// In serial mode no other thread touches a line during orchestration, so only what the previous run's
+    /// scheduling left on another CPU could be remote, and the bench's serial runs are pinned to one CPU;
+    /// there the claims measured 1-3 % of the orchestration time for nothing (docs/benchmarks.md).
+    const bool claims_lines_ahead =
+        config.orchestration == OrchestrationMode::Concurrent && detail::can_claim_lines();
 
     // ---- Shared with the scheduler threads and compute workers
     detail::Engine engine;  // task table, rings, queues, wake-ups, progress, switches, failures; completion

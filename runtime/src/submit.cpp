@@ -26,6 +26,7 @@ using detail::TaskSlot;
 std::uint32_t Runtime::Impl::init_slot_state(const TaskSpec& spec, TaskId id, bool scoped) {
     const std::uint32_t slot = window.slot_of(id.value);
     TaskSlot& t = engine.tasks[slot];
+    claim_ahead(id.value);
     // Relaxed: the slot is unpublished; the first link CAS or the ready-queue push releases these stores.
     t.blocks_claimed.store(0, std::memory_order_relaxed);
     t.blocks_finished.store(0, std::memory_order_relaxed);

@@ -167,6 +167,7 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         const TaskId id = first.plus(k);
         const std::uint32_t slot = window.slot_of(id.value);
         TaskSlot& t = engine.tasks[slot];
+        claim_ahead(id.value);
         // As init_slot_state, from the plan's constants (kernel lanes already resolved).
         t.blocks_claimed.store(0, std::memory_order_relaxed);
         t.blocks_finished.store(0, std::memory_order_relaxed);

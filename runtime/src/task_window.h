@@ -43,6 +43,10 @@ class TaskWindow {
     [[nodiscard]] bool has_room(std::uint64_t tasks) const {
         return next_id_ + tasks - retired_before_ <= map_.window_tasks();
     }
+    /// slot_is_free_for: no unretired task holds the slot task `id` (not yet submitted) will take.
+    [[nodiscard]] bool slot_is_free_for(std::uint64_t id) const {
+        return id - retired_before_ < map_.window_tasks();
+    }
 
     /// start_run: the next id opens a run; every earlier task retired.
     void start_run();
