@@ -104,11 +104,15 @@ TEST_CASE("the task window retires in id order what no scope and no reference ho
     submit(window, tasks, 0, false, RingMarks{4, 40, 400});
     CHECK_FALSE(window.has_room(1));
     CHECK(window.slot_of(5) == window.slot_of(1));
+    CHECK_FALSE(window.slot_is_free_for(4));  // task 0 holds the slot task 4 will take
 
     std::vector<std::uint64_t> freed;
     const auto free_rings = [&](const RingMarks& m) { freed.push_back(m.heap_end); };
     CHECK(window.retire(tasks, free_rings) == 1);  // task 1 blocks the rest, finished or not
     CHECK(freed == std::vector<std::uint64_t>{10});
+    // What the orchestrator may claim ahead (Runtime::Impl::claim_ahead): retired tasks' slots only.
+    CHECK(window.slot_is_free_for(4));
+    CHECK_FALSE(window.slot_is_free_for(5));
 
     tasks[window.slot_of(1)].link.store(0, std::memory_order_relaxed);
     tasks[window.slot_of(1)].outcome.store(Outcome::Failed, std::memory_order_relaxed);
