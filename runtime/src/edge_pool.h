@@ -2,7 +2,6 @@
 // submission order and frees them in retirement order, so it is a plain ring with no atomics of its own.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "alloc_layout.h"
-#include "compute_pool.h"
 #include "claim_line.h"
+#include "compute_pool.h"
 #include "edge_linker.h"
 #include "edge_table_holds.h"
 #include "engine.h"
@@ -99,7 +99,7 @@ struct Runtime::Impl {
     /// FinishedCount: when the tasks that ended on the orchestrator (alloc tasks, tasks cancelled at
     /// submission) join the run's finished count. Counting is a locked add on the line every scheduler
     /// pass adds to, and on the 2-vCPU machines of docs/benchmarks.md taking that line from the other CPU
-    /// costs 60-240 ns, as much as a whole submit: paged attention ends an alloc task every four launches.
+    /// costs 40-250 ns, as much as a whole submit: paged attention ends an alloc task every four launches.
     ///   Batched  submits and scope ends: once kFinishedBatch tasks are waiting.
     ///   Now      before the orchestrator waits, and when orchestration ends, so whatever waits (the end
     ///            of the run, the watchdog's diagnosis of a stall) counts every task that ended.
