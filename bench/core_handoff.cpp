@@ -94,12 +94,11 @@ std::optional<CoreHandoff> measure_core_handoff() {
     // Measured on a thread of its own, so the caller's affinity is never changed.
     std::optional<CoreHandoff> result;
     std::thread measurer([&] {
+        // A trial with no pass back in time (the other CPU busy with another process) is left out.
         std::vector<double> trials;
-        for (int t = 0; t < kTrials; ++t) {
-            const std::optional<double> ns = round_trip_ns(cpus[0], cpus[1]);
-            if (!ns) return;
-            trials.push_back(*ns);
-        }
+        for (int t = 0; t < kTrials; ++t)
+            if (const std::optional<double> ns = round_trip_ns(cpus[0], cpus[1])) trials.push_back(*ns);
+        if (trials.empty()) return;
         std::sort(trials.begin(), trials.end());
         result = CoreHandoff{cpus[0], cpus[1], trials[trials.size() / 2] / 2.0};
     });

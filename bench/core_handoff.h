@@ -19,8 +19,9 @@ struct CoreHandoff {
 };
 
 /// measure_core_handoff: two threads, pinned to the first two CPUs the calling thread may run on, pass
-/// one atomic back and forth; half the median round trip of several trials. Nothing when fewer than two
-/// CPUs are usable or pinning fails. Takes a few to a few tens of milliseconds.
+/// one atomic back and forth; half the median round trip of several trials (each at most 20 ms; one in
+/// which no pass came back is left out). Nothing when fewer than two CPUs are usable, pinning fails, or no
+/// trial got a pass back. Takes a few to a hundred milliseconds.
 [[nodiscard]] std::optional<CoreHandoff> measure_core_handoff();
 
 /// core_handoff_json: the report's `machine.core_to_core_ns`: {"cpus": [a, b], "before": ns, "after": ns},

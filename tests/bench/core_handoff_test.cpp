@@ -28,7 +28,11 @@ TEST_CASE("the hand-off probe measures between two distinct CPUs and leaves the 
         WARN("the test may use one CPU only: nothing to measure between two");
         return;
     }
-    const std::optional<pto::bench::CoreHandoff> h = pto::bench::measure_core_handoff();
+    // A probe can come back empty when the other CPU is busy with another process for its whole 100 ms
+    // (ctest runs tests side by side); a few attempts make that vanishingly rare.
+    std::optional<pto::bench::CoreHandoff> h;
+    for (int attempt = 0; attempt < 5 && !h; ++attempt)
+        h = pto::bench::measure_core_handoff();
     REQUIRE(h.has_value());
     CHECK(h->first >= 0);
     CHECK(h->second > h->first);
