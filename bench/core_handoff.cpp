@@ -18,7 +18,7 @@ namespace {
 constexpr int kRoundTrips = 20000;
 constexpr int kTrials = 5;
 /// A trial ends after this long even if its round trips are not done: on a loaded machine the partner's CPU
-/// may be busy with another process for whole time slices, and the probe must stay a few milliseconds.
+/// may be busy with another process for whole time slices, and the probe must stay short.
 constexpr auto kTrialLimit = std::chrono::milliseconds(20);
 constexpr int kClockEvery = 64;                     // round trips between reads of the clock
 constexpr std::uint32_t kSpinsPerClockRead = 4096;  // polls of a pass that has not come back
