@@ -202,19 +202,22 @@ struct Runtime::Impl {
     [[noreturn]] void throw_awaited_unsuccessful(TaskId task);
     [[noreturn]] void throw_deadlock(std::string_view knob) const;
     std::uint64_t knob_value(std::string_view knob) const;
-    /// finish_orchestrator_completions: ends the tasks the orchestrator's own completions cancelled,
-    /// publishes the ready tasks it staged (ReadyQueues::stage) and counts what ended on this thread, like a
-    /// scheduler pass, when `count` says so. Every call that can make a task ready ends with it, so nothing
+    /// finish_orchestrator_completions: ends the tasks the orchestrator's own completions cancelled and
+    /// publishes the ready tasks it staged (ReadyQueues::stage), then counts what ended on this thread, like
+    /// a scheduler pass, when `count` says so. Every call that can make a task ready ends with it, so nothing
     /// staged outlives the call.
     void finish_orchestrator_completions(FinishedCount count = FinishedCount::Now) {
+        if (!orchestrator_ctx.cancelled_ready.empty() || orchestrator_ctx.pushed_ready)
+            publish_orchestrator_completions();
         const std::uint64_t uncounted = orchestrator_ctx.counters.total() - orchestrator_finished_published;
-        if (!orchestrator_ctx.cancelled_ready.empty() || orchestrator_ctx.pushed_ready ||
-            (uncounted != 0 && (count == FinishedCount::Now || uncounted >= kFinishedBatch)))
-            publish_orchestrator_completions(count);
-        else if (uncounted != 0)
+        if (uncounted == 0) return;
+        if (count == FinishedCount::Now || uncounted >= kFinishedBatch)
+            count_orchestrator_completions();
+        else
             engine.progress.set_uncounted_on_orchestrator(uncounted);  // for the watchdog's diagnosis
     }
-    [[gnu::noinline]] void publish_orchestrator_completions(FinishedCount count);
+    [[gnu::noinline]] void publish_orchestrator_completions();
+    [[gnu::noinline]] void count_orchestrator_completions();
 
     const RuntimeConfig config;
     /// Polls before the orchestrator parks at the end of a run (draining, quiescing): about 20 µs, long

@@ -158,28 +158,25 @@ std::span<const TensorArg> Runtime::Impl::task_tensors(TaskId id) const {
     return {record.tensors(), record.tensor_count};
 }
 
-void Runtime::Impl::publish_orchestrator_completions(FinishedCount count) {
+void Runtime::Impl::publish_orchestrator_completions() {
     while (!orchestrator_ctx.cancelled_ready.empty()) {
         const std::uint32_t slot = orchestrator_ctx.cancelled_ready.back();
         orchestrator_ctx.cancelled_ready.pop_back();
         engine.complete_task(slot, Outcome::Cancelled, orchestrator_ctx);
-    }
-    // Alloc tasks and tasks cancelled at submission end on this thread; count them like a scheduler pass
-    // (FinishedCount says when).
-    const std::uint64_t ended = orchestrator_ctx.counters.total();
-    const std::uint64_t uncounted = ended - orchestrator_finished_published;
-    if (count == FinishedCount::Now || uncounted >= kFinishedBatch) {
-        engine.progress.set_uncounted_on_orchestrator(0);
-        engine.add_finished(uncounted);
-        orchestrator_finished_published = ended;
-    } else if (uncounted != 0) {
-        engine.progress.set_uncounted_on_orchestrator(uncounted);  // for the watchdog's diagnosis
     }
     if (orchestrator_ctx.pushed_ready) {
         orchestrator_ctx.pushed_ready = false;
         engine.ready.publish();
         if (config.orchestration == OrchestrationMode::Concurrent) engine.wake.wake_sleeping_schedulers();
     }
+}
+
+void Runtime::Impl::count_orchestrator_completions() {
+    // Alloc tasks and tasks cancelled at submission end on this thread; count them like a scheduler pass.
+    const std::uint64_t ended = orchestrator_ctx.counters.total();
+    engine.progress.set_uncounted_on_orchestrator(0);
+    engine.add_finished(ended - orchestrator_finished_published);
+    orchestrator_finished_published = ended;
 }
 
 void Runtime::Impl::release_scope(TaskId begin, TaskId end) {
