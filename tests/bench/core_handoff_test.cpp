@@ -2,28 +2,15 @@
 // may use, nothing when it may use one, and the report's `machine.core_to_core_ns` built from two probes.
 #include <catch2/catch.hpp>
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <sstream>
 
 #include "core_handoff.h"
 #include "cpu_pin.h"
-
-namespace {
-
-int allowed_cpus() {
-    cpu_set_t mask;
-    CPU_ZERO(&mask);
-    REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) == 0);
-    return CPU_COUNT(&mask);
-}
-
-}  // namespace
+#include "support/cpu_affinity.h"
 
 TEST_CASE("the hand-off probe measures between two distinct CPUs and leaves the caller's affinity alone",
           "[bench][core_handoff]") {
-    const int before = allowed_cpus();
+    const int before = pto::test::allowed_cpus();
     if (before < 2) {
         WARN("the test may use one CPU only: nothing to measure between two");
         return;
@@ -37,7 +24,7 @@ TEST_CASE("the hand-off probe measures between two distinct CPUs and leaves the 
     CHECK(h->first >= 0);
     CHECK(h->second > h->first);
     CHECK(h->ns > 0.0);
-    CHECK(allowed_cpus() == before);
+    CHECK(pto::test::allowed_cpus() == before);
 }
 
 TEST_CASE("the hand-off probe reports nothing when the caller may use one CPU", "[bench][core_handoff]") {

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cpu_pin.h"
+#include "support/cpu_affinity.h"
 #include "pto/runtime/runtime.h"
 
 namespace {
@@ -37,17 +38,10 @@ bool only_cpu(pid_t tid, int cpu) {
     return CPU_COUNT(&mask) == 1 && CPU_ISSET(static_cast<std::size_t>(cpu), &mask);
 }
 
-int allowed_cpus() {
-    cpu_set_t mask;
-    CPU_ZERO(&mask);
-    REQUIRE(sched_getaffinity(0, sizeof mask, &mask) == 0);
-    return CPU_COUNT(&mask);
-}
-
 }  // namespace
 
 TEST_CASE("a pin keeps the thread and the threads it starts on one CPU until it ends", "[bench][pin]") {
-    const int before = allowed_cpus();
+    const int before = pto::test::allowed_cpus();
     const std::set<pid_t> existing = thread_ids();
     {
         const pto::bench::CpuPin pin;
@@ -70,5 +64,5 @@ TEST_CASE("a pin keeps the thread and the threads it starts on one CPU until it 
         }
         CHECK(started >= 3);
     }
-    CHECK(allowed_cpus() == before);
+    CHECK(pto::test::allowed_cpus() == before);
 }

@@ -72,6 +72,15 @@ bool wait_until(Pred done) {
     return true;
 }
 
+/// submit_allocs: `n` alloc tasks of one small buffer each, outside any scope; the last one's id.
+TaskId submit_allocs(Runtime::Impl& rt, int n) {
+    const TensorCreateInfo info(DataType::F32, {16});
+    TaskId last;
+    for (int i = 0; i < n; ++i)
+        last = rt.submit_alloc(std::span<const TensorCreateInfo>(&info, 1), false);
+    return last;
+}
+
 TaskSpec kernel_spec(CoreType core = CoreType::AIV) {
     TaskSpec s;
     s.core = core;
@@ -375,9 +384,7 @@ TEST_CASE("a stall report counts the tasks that ended on the orchestrator and wa
     c.stall_timeout_ms = kTimeoutMs;
     Runtime::Impl rt(c);
     rt.begin_run();
-    const TensorCreateInfo info(DataType::F32, {16});
-    for (int i = 0; i < 3; ++i)
-        rt.submit_alloc(std::span<const TensorCreateInfo>(&info, 1), false);
+    submit_allocs(rt, 3);
     rt.submit(kernel_spec(), {}, false);
     REQUIRE(wait_until([&] { return rt.watchdog->latest().message.size() > 0; }));
     const RunReport r = rt.end_run();
@@ -396,10 +403,7 @@ TEST_CASE("every task that ends on the orchestrator is counted when the run ends
     c.stall_timeout_ms = kTimeoutMs;
     Runtime::Impl rt(c);
     rt.begin_run();
-    const TensorCreateInfo info(DataType::F32, {16});
-    TaskId last;
-    for (int i = 0; i < allocs; ++i)
-        last = rt.submit_alloc(std::span<const TensorCreateInfo>(&info, 1), false);
+    const TaskId last = submit_allocs(rt, allocs);
     rt.submit(kernel_spec(), std::vector<TaskId>{last}, false);
     const RunReport r = rt.end_run();
     CHECK(r.completed == static_cast<std::uint64_t>(allocs) + 1);
