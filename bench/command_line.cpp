@@ -18,6 +18,7 @@
 #include "base_data_cli.h"
 #include "catalog.h"
 #include "core_handoff.h"
+#include "cpu_sharing.h"
 #include "cpu_pin.h"
 #include "cost_fit.h"
 #include "fit.h"
@@ -363,14 +364,17 @@ int run_command_line(const Bench& bench, int argc, char** argv, Stop stop) {
         }
     };
 
-    // Before and after: the latency can change while the sweep runs (docs/bench.md).
+    // Before and after: both can change while the sweep runs (docs/bench.md).
     const std::optional<CoreHandoff> handoff_before = measure_core_handoff();
+    const std::optional<CpuSharing> sharing_before = measure_cpu_sharing();
     std::optional<nlohmann::json> results = sweep(bench, scenarios, cl.bench, progress);
     if (!results) return 1;
     const std::optional<CoreHandoff> handoff_after = measure_core_handoff();
+    const std::optional<CpuSharing> sharing_after = measure_cpu_sharing();
 
     nlohmann::json machine = machine_description();
     machine["core_to_core_ns"] = core_handoff_json(handoff_before, handoff_after);
+    machine["cpu_sharing"] = cpu_sharing_json(sharing_before, sharing_after);
     nlohmann::json report = make_report(std::move(machine), std::move(*results));
     report["run"] = {{"command_line", std::vector<std::string>(argv, argv + argc)},
                      {"warmup", cl.bench.warmup},
@@ -387,6 +391,7 @@ int run_command_line(const Bench& bench, int argc, char** argv, Stop stop) {
     print_profile_table(tables, report);
     std::cout << tables.str();
     print_core_handoff(std::cout, report.at("machine").at("core_to_core_ns"));
+    print_cpu_sharing(std::cout, report.at("machine").at("cpu_sharing"));
     std::cout << "peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB\n";
 
     // The JSON first: whatever happens to the optional files, the measurements are kept.

@@ -1,8 +1,5 @@
-// Core-to-core hand-off (core_handoff.h) on Linux: the calling thread's affinity, two pinned threads.
+// Core-to-core hand-off (core_handoff.h): two threads pinned to the probes' CPU pair (cpu_pair.h).
 #include "core_handoff.h"
-
-#include <pthread.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +8,8 @@
 #include <cstdio>
 #include <thread>
 #include <vector>
+
+#include "cpu_pair.h"
 
 namespace pto::bench {
 namespace {
@@ -22,13 +21,6 @@ constexpr int kTrials = 5;
 constexpr auto kTrialLimit = std::chrono::milliseconds(20);
 constexpr int kClockEvery = 64;                     // round trips between reads of the clock
 constexpr std::uint32_t kSpinsPerClockRead = 4096;  // polls of a pass that has not come back
-
-bool pin_to(int cpu) {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(static_cast<std::size_t>(cpu), &one);
-    return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
-}
 
 /// round_trip_ns: the mean round trip of a cache line passed from the caller (pinned to `first`) to a thread
 /// pinned to `second` and back, over kRoundTrips passes or kTrialLimit, whichever ends first; nothing if
@@ -84,12 +76,9 @@ std::optional<double> round_trip_ns(int first, int second) {
 }  // namespace
 
 std::optional<CoreHandoff> measure_core_handoff() {
-    cpu_set_t allowed;
-    if (pthread_getaffinity_np(pthread_self(), sizeof allowed, &allowed) != 0) return std::nullopt;
-    std::vector<int> cpus;
-    for (std::size_t cpu = 0; cpu < CPU_SETSIZE && cpus.size() < 2; ++cpu)
-        if (CPU_ISSET(cpu, &allowed)) cpus.push_back(static_cast<int>(cpu));
-    if (cpus.size() < 2) return std::nullopt;
+    const std::optional<std::array<int, 2>> pair = first_two_cpus();
+    if (!pair) return std::nullopt;
+    const std::array<int, 2> cpus = *pair;
 
     // Measured on a thread of its own, so the caller's affinity is never changed.
     std::optional<CoreHandoff> result;

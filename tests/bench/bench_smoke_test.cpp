@@ -93,6 +93,12 @@ TEST_CASE("a short paged-attention sweep writes a complete pto-bench/1 report", 
         CHECK(handoff.at("after").get<double>() > 0.0);
         CHECK(handoff.at("cpus").size() == 2);
     }
+    const nlohmann::json& sharing = report.at("machine").at("cpu_sharing");
+    if (!sharing.is_null()) {
+        CHECK(sharing.at("before").get<double>() > 0.0);
+        CHECK(sharing.at("after").get<double>() > 0.0);
+        CHECK(sharing.at("cpus") == handoff.at("cpus"));
+    }
     const nlohmann::json& results = report.at("results");
     REQUIRE(results.size() >= 2);  // manual and tensormap at least
     for (const nlohmann::json& r : results) {
