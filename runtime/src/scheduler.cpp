@@ -31,12 +31,19 @@ constexpr auto kIdleParkLimit = std::chrono::milliseconds(100);
 /// threads can spread its blocks.
 class EngineQueues {
   public:
-    EngineQueues(Engine& engine, LocalReady& local) : engine_(engine), local_(local) {}
+    /// keep_returned: a task handed back with unclaimed blocks goes to the thread's stash (the pass's next
+    /// dispatch round takes it, local_ready.h) rather than to the shared queue.
+    EngineQueues(Engine& engine, LocalReady& local, bool keep_returned)
+        : engine_(engine), local_(local), keep_returned_(keep_returned) {}
 
     bool try_pop(Shape shape, std::uint32_t& slot) {
         return local_.try_pop(shape, slot) || engine_.ready.try_pop(shape, slot);
     }
-    void push(Shape shape, std::uint32_t slot) { engine_.ready.push(shape, slot); }
+    /// push: a task handed back by the dispatch plan (HeldReadySource::release).
+    void push(Shape shape, std::uint32_t slot) {
+        if (keep_returned_ && local_.try_push(shape, slot)) return;
+        engine_.ready.push(shape, slot);
+    }
     [[nodiscard]] bool is_empty(Shape shape) const {
         return local_.is_empty(shape) && engine_.ready.is_empty(shape);
     }
@@ -52,6 +59,7 @@ class EngineQueues {
   private:
     Engine& engine_;
     LocalReady& local_;
+    bool keep_returned_;
 };
 
 /// Scheduler::Backend: the shared pass on real threads. The clock is the steady clock (read once per phase,
@@ -67,8 +75,12 @@ class Scheduler::Backend {
     // This thread starts a promoted subtask itself, at the poll: it cannot have ended by then.
     static constexpr bool kPendingMayHaveEnded = false;
 
+    // With the instant executor a task whose blocks outnumber this thread's cores comes back after every
+    // round; through the shared queue that cost a push and a pop, five compare-and-swaps, each time (perf).
     explicit Backend(Scheduler& scheduler)
-        : s_(scheduler), engine_(scheduler.engine_), queues_(scheduler.engine_, scheduler.local_ready_) {}
+        : s_(scheduler),
+          engine_(scheduler.engine_),
+          queues_(scheduler.engine_, scheduler.local_ready_, /*keep_returned=*/E == Executor::Instant) {}
 
     [[nodiscard]] std::span<ClusterState> clusters() const { return s_.clusters(); }
     EngineQueues& ready() { return queues_; }
