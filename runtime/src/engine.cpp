@@ -97,11 +97,31 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
 }
 
 void Engine::release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx) {
+    if (ctx.releases != nullptr && !cancel) {
+        if (ctx.releases->add(consumer)) return;
+        apply_releases(ctx);  // full: apply what it holds, then start it again
+        ctx.releases->add(consumer);
+        return;
+    }
     TaskSlot& task = tasks[consumer];
     // Ordered before the fanin decrement (release), so whoever takes fanin to zero sees it.
     if (cancel) task.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
     // acq_rel: the thread reaching zero owns the transition to ready (see "The fanin counter").
     if (task.fanin_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(consumer, ctx);
+}
+
+void Engine::apply_releases(CompletionContext& ctx) {
+    ctx.releases->drain([&](std::uint32_t consumer, std::uint32_t count) {
+        const auto n = static_cast<std::int32_t>(count);
+        // acq_rel as in release_consumer: the thread reaching zero owns the transition to ready.
+        if (tasks[consumer].fanin_pending.fetch_sub(n, std::memory_order_acq_rel) == n)
+            make_ready(consumer, ctx);
+    });
+    while (!ctx.cancelled_ready.empty()) {
+        const std::uint32_t next = ctx.cancelled_ready.back();
+        ctx.cancelled_ready.pop_back();
+        end_task(next, Outcome::Cancelled, ctx);
+    }
 }
 
 void Engine::make_ready(std::uint32_t slot, CompletionContext& ctx) {

@@ -19,6 +19,7 @@
 #include "pto/runtime/stats.h"
 #include "pto/runtime/task_desc.h"
 #include "ready_queues.h"
+#include "release_batch.h"
 #include "run_progress.h"
 #include "slot_map.h"
 #include "task_table.h"
@@ -43,6 +44,9 @@ struct CompletionContext {
     // orchestrator, whose ready tasks are for the schedulers: it stages them in its feed and publishes
     // them before its call returns (ReadyQueues::stage).
     LocalReady* local_ready = nullptr;
+    // Set while a scheduler thread completes one batch of tasks (Scheduler::flush_finished_blocks): the
+    // batch's successful releases are summed per consumer there and applied with apply_releases.
+    ReleaseBatch* releases = nullptr;
 };
 
 class Engine {
@@ -87,6 +91,9 @@ class Engine {
     /// that takes its fanin to zero makes it ready. Completers call it per consumer; the orchestrator for
     /// consumers it links to a producer that had already completed.
     void release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx);
+    /// apply_releases: applies and empties ctx.releases (each consumer's fanin lowered by its count at once),
+    /// then ends what that cancelled, as complete_task does.
+    void apply_releases(CompletionContext& ctx);
     /// make_ready: hands a task whose fanin reached zero to the caller's stash if it has one with room, else
     /// to its ready queue (or ends it if cancelled).
     void make_ready(std::uint32_t slot, CompletionContext& ctx);

@@ -453,6 +453,9 @@ void Scheduler::record_pass(std::int64_t t0, std::int64_t t1, std::int64_t t2, s
 }
 
 void Scheduler::flush_finished_blocks() {
+    // The batch's successful releases are summed per consumer and applied below (release_batch.h); one
+    // task's consumers are distinct, so a batch of one has nothing to sum.
+    if (finished_count_ > 1) ctx_.releases = &releases_;
     for (std::uint32_t i = 0; i < finished_count_; ++i) {
         const FinishedBlocks& batch = finished_blocks_[i];
         TaskSlot& task = engine_.tasks[batch.slot];
@@ -467,6 +470,10 @@ void Scheduler::flush_finished_blocks() {
         engine_.complete_task(batch.slot, task.outcome.load(std::memory_order_relaxed), ctx_);
     }
     finished_count_ = 0;
+    if (ctx_.releases != nullptr) {
+        if (!releases_.is_empty()) engine_.apply_releases(ctx_);
+        ctx_.releases = nullptr;
+    }
 }
 
 void Scheduler::drop_unstarted(CoreState& core) {

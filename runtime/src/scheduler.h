@@ -129,6 +129,7 @@ class Scheduler {
     std::uint32_t finished_count_ = 0;
     std::uint32_t finished_capacity_ = 0;
     LocalReady local_ready_;  // empty between passes (local_ready.h)
+    ReleaseBatch releases_;   // empty outside flush_finished_blocks (release_batch.h)
     CompletionContext ctx_;
     SchedulerStats stats_;
     std::vector<SubtaskRecord> records_;
