@@ -28,7 +28,7 @@ constexpr auto kIdleParkLimit = std::chrono::milliseconds(100);
 /// EngineQueues: the thread's stash, then the lock-free ready queues, as HeldReadySource takes blocks from
 /// them. Popping a task takes its queue token: while held, only this thread claims its blocks, so
 /// blocks_claimed needs no RMW. A task handed back with blocks left goes to the shared queue, where other
-/// threads can spread its blocks.
+/// threads can spread its blocks; with the instant executor to the stash first (see keep_returned).
 class EngineQueues {
   public:
     /// keep_returned: a task handed back with unclaimed blocks goes to the thread's stash (the pass's next
