@@ -461,10 +461,14 @@ void Scheduler::flush_finished_blocks() {
         TaskSlot& task = engine_.tasks[batch.slot];
         // Ordered before the block count (release) so the thread finishing the last block sees it.
         if (batch.failed) task.outcome.store(Outcome::Failed, std::memory_order_relaxed);
-        // acq_rel: the thread counting the last block owns the task's completion. Nothing else of the slot
-        // is read after this unless that thread is us (block_num was read while a block was still ours).
-        if (task.blocks_finished.fetch_add(batch.count, std::memory_order_acq_rel) + batch.count !=
-            batch.block_num)
+        // Every block ended here (a one-block task, or all of an SPMD task's in one pass): no other thread
+        // holds one, so this thread completes the task without counting (a locked add per task, perf).
+        // Otherwise, acq_rel: the thread counting the last block owns the task's completion. Nothing else
+        // of the slot is read after this unless that thread is us (block_num was read while a block was
+        // still ours).
+        if (batch.count != batch.block_num &&
+            task.blocks_finished.fetch_add(batch.count, std::memory_order_acq_rel) + batch.count !=
+                batch.block_num)
             continue;
         ++stats_.tasks_completed;
         engine_.complete_task(batch.slot, task.outcome.load(std::memory_order_relaxed), ctx_);
