@@ -97,7 +97,7 @@ TEST_CASE("a short paged-attention sweep writes a complete pto-bench/1 report", 
     if (!sharing.is_null()) {
         CHECK(sharing.at("before").get<double>() > 0.0);
         CHECK(sharing.at("after").get<double>() > 0.0);
-        CHECK(sharing.at("cpus") == handoff.at("cpus"));
+        if (!handoff.is_null()) CHECK(sharing.at("cpus") == handoff.at("cpus"));
     }
     const nlohmann::json& results = report.at("results");
     REQUIRE(results.size() >= 2);  // manual and tensormap at least
