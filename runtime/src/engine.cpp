@@ -26,9 +26,13 @@ std::string Engine::kernel_name(FuncId f) const {
 
 void Engine::complete_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx) {
     end_task(slot, outcome, ctx);
+    end_cancelled(ctx);
+}
+
+void Engine::end_cancelled(CompletionContext& ctx) {
     // Cancellation spreads through whole subgraphs; a worklist keeps the stack flat.
     while (!ctx.cancelled_ready.empty()) {
-        std::uint32_t next = ctx.cancelled_ready.back();
+        const std::uint32_t next = ctx.cancelled_ready.back();
         ctx.cancelled_ready.pop_back();
         end_task(next, Outcome::Cancelled, ctx);
     }
@@ -117,11 +121,7 @@ void Engine::apply_releases(CompletionContext& ctx) {
         if (tasks[consumer].fanin_pending.fetch_sub(n, std::memory_order_acq_rel) == n)
             make_ready(consumer, ctx);
     });
-    while (!ctx.cancelled_ready.empty()) {
-        const std::uint32_t next = ctx.cancelled_ready.back();
-        ctx.cancelled_ready.pop_back();
-        end_task(next, Outcome::Cancelled, ctx);
-    }
+    end_cancelled(ctx);
 }
 
 void Engine::make_ready(std::uint32_t slot, CompletionContext& ctx) {

@@ -94,6 +94,9 @@ class Engine {
     /// apply_releases: applies and empties ctx.releases (each consumer's fanin lowered by its count at once),
     /// then ends what that cancelled, as complete_task does.
     void apply_releases(CompletionContext& ctx);
+    /// end_cancelled: ends every task in ctx.cancelled_ready (made ready while cancelled), and those their
+    /// ends cancel in turn.
+    void end_cancelled(CompletionContext& ctx);
     /// make_ready: hands a task whose fanin reached zero to the caller's stash if it has one with room, else
     /// to its ready queue (or ends it if cancelled).
     void make_ready(std::uint32_t slot, CompletionContext& ctx);

@@ -159,11 +159,7 @@ std::span<const TensorArg> Runtime::Impl::task_tensors(TaskId id) const {
 }
 
 void Runtime::Impl::publish_orchestrator_completions() {
-    while (!orchestrator_ctx.cancelled_ready.empty()) {
-        const std::uint32_t slot = orchestrator_ctx.cancelled_ready.back();
-        orchestrator_ctx.cancelled_ready.pop_back();
-        engine.complete_task(slot, Outcome::Cancelled, orchestrator_ctx);
-    }
+    engine.end_cancelled(orchestrator_ctx);
     if (orchestrator_ctx.pushed_ready) {
         orchestrator_ctx.pushed_ready = false;
         engine.ready.publish();
