@@ -1,5 +1,5 @@
 // The two CPUs the machine probes (core_handoff.h, cpu_sharing.h) measure between: the first two the calling
-// thread may run on, and pinning a probe thread to one of them.
+// thread may run on; and pinning the calling thread to one CPU (the probes' threads, CpuPin).
 #pragma once
 
 #include <array>
@@ -10,7 +10,7 @@ namespace pto::bench {
 /// first_two_cpus: the first two CPUs of the calling thread's affinity mask; nothing with fewer than two.
 [[nodiscard]] std::optional<std::array<int, 2>> first_two_cpus();
 
-/// pin_to: pins the calling thread to `cpu`; false if the system refuses.
+/// pin_to: pins the calling thread to `cpu` alone; false if the system refuses.
 bool pin_to(int cpu);
 
 }  // namespace pto::bench

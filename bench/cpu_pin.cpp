@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "cpu_pair.h"
+
 namespace pto::bench {
 
 static_assert(sizeof(cpu_set_t) <= 128, "CpuPin::saved_ holds a cpu_set_t");
@@ -15,10 +17,7 @@ CpuPin::CpuPin() {
     if (pthread_getaffinity_np(pthread_self(), sizeof previous, &previous) != 0) return;
     const int here = sched_getcpu();
     if (here < 0) return;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(static_cast<std::size_t>(here), &one);
-    if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) return;
+    if (!pin_to(here)) return;
     std::memcpy(saved_, &previous, sizeof previous);
     restore_ = true;
     cpu_ = here;
