@@ -115,4 +115,10 @@ std::string check_exactly_once_log(const GraphRecord& graph, const std::vector<E
     return check_counts(graph, seen);
 }
 
+std::string check_recorded_run(const GraphRecord& graph, std::span<const SubtaskRecord> records) {
+    std::string problem = check_exactly_once_records(graph, records);
+    if (problem.empty()) problem = check_ordering(graph, spans_from_subtasks(graph, records));
+    return problem;
+}
+
 }  // namespace pto::test

@@ -35,4 +35,8 @@ std::vector<TaskSpan> spans_from_log(const GraphRecord& graph, const std::vector
 std::string check_exactly_once_records(const GraphRecord& graph, std::span<const SubtaskRecord> records);
 std::string check_exactly_once_log(const GraphRecord& graph, const std::vector<ExecutionEntry>& entries);
 
+/// check_recorded_run: check_exactly_once_records, then check_ordering over the records' spans: the first
+/// problem of a run recorded with record_graph and record_subtasks, or an empty string.
+std::string check_recorded_run(const GraphRecord& graph, std::span<const SubtaskRecord> records);
+
 }  // namespace pto::test
