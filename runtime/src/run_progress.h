@@ -20,10 +20,14 @@ class RunProgress {
         uncounted_on_orchestrator_.store(0, std::memory_order_relaxed);
         record_sequence_.store(0, std::memory_order_relaxed);
         submitted_total_.store(~0ull, std::memory_order_relaxed);
+        submission_ended_.store(false, std::memory_order_relaxed);
     }
     /// end_submission: the run's task count, once its orchestration ended (seq_cst: pairs with
     /// add_finished's check, so one of the two sees the run drained).
-    void end_submission(std::uint64_t total) { submitted_total_.store(total, std::memory_order_seq_cst); }
+    void end_submission(std::uint64_t total) {
+        submitted_total_.store(total, std::memory_order_seq_cst);
+        submission_ended_.store(true, std::memory_order_relaxed);
+    }
 
     /// add_finished: `n` more tasks ended (seq_cst: pairs with the orchestrator's park in end_run); returns
     /// whether the run is now drained.
@@ -71,6 +75,14 @@ class RunProgress {
         return awaited_slot_.load(std::memory_order_seq_cst) == slot;
     }
 
+    /// orchestrator_stopped: the orchestrator submits nothing for now: it waits for a task or for room, or
+    /// its orchestration ended. A hint (relaxed, read on a line the orchestrator writes only then): idle
+    /// schedulers that batch their polls (Scheduler::wait_for_batch) stop waiting once it holds.
+    [[nodiscard]] bool orchestrator_stopped() const {
+        return awaited_slot_.load(std::memory_order_relaxed) != kNoAwaitedSlot ||
+               submission_ended_.load(std::memory_order_relaxed);
+    }
+
   private:
     alignas(kFalseSharingRange) std::atomic<std::uint64_t> finished_{0};
     std::atomic<std::uint64_t> submitted_total_{~0ull};
@@ -78,6 +90,7 @@ class RunProgress {
     alignas(kFalseSharingRange) std::atomic<std::uint64_t> progress_epoch_{0};
     // Own line: every completion reads it, the orchestrator writes it only around its waits.
     alignas(kFalseSharingRange) std::atomic<std::uint32_t> awaited_slot_{kNoAwaitedSlot};
+    std::atomic<bool> submission_ended_{false};  // end_submission was called this run
     alignas(kFalseSharingRange) std::atomic<std::uint64_t> uncounted_on_orchestrator_{0};
 };
 

@@ -19,6 +19,10 @@ namespace {
 // (microseconds) on wake-up; spinning costs a host core the orchestrator may need on 2-core machines.
 constexpr std::uint32_t kSpinPasses = 64;
 constexpr std::uint32_t kYieldPasses = 64;
+// Instant executor: after an idle pass a scheduler waits this long before polling again, unless the
+// orchestrator stops submitting (Scheduler::wait_for_batch); this many such waits make its spinning phase.
+constexpr std::int64_t kBatchWaitNs = 20'000;
+constexpr std::uint32_t kBatchWaitPasses = 8;
 // A parked scheduler with nothing running re-checks at least this often (a guard, not a mechanism: every
 // state change that matters unparks it).
 constexpr auto kIdleParkLimit = std::chrono::milliseconds(100);
@@ -393,6 +397,13 @@ void Scheduler::loop() {
         // More schedulers awake than the host's CPUs allow for (instant executor): the others take the
         // work, this one parks at once instead of spinning against them and the orchestrator.
         if (engine_.wake.over_awake_limit()) idle_passes = kSpinPasses + kYieldPasses;
+        if constexpr (E == Executor::Instant) {
+            if (idle_passes <= kBatchWaitPasses) {
+                wait_for_batch();
+                if (idle_passes == kBatchWaitPasses) idle_passes = kSpinPasses;  // then yield, then park
+                continue;
+            }
+        }
         if (idle_passes < kSpinPasses) {
             cpu_relax();
         } else if (idle_passes < kSpinPasses + kYieldPasses) {
@@ -507,6 +518,25 @@ void Scheduler::publish_idle_cores() {
             if (cluster.unit[u].running.is_empty()) ++(u == 0 ? aic : aiv);
     // A hint for the other threads' policy (see WakeUps::publish_idle).
     engine_.wake.publish_idle(index_, WakeUps::IdleCount{aic, aiv});
+}
+
+void Scheduler::wait_for_batch() {
+    // With the instant executor no core is ever busy, so an idle scheduler waits for the orchestrator
+    // alone. Polling at once would take each task as it is published and complete it while the
+    // orchestrator still works beside it: the feed's indices, the task's slot and its edges then cross
+    // between the CPUs once per task, and the orchestrator stalls on them (its own cost rose 1.5-5x in
+    // concurrent runs of paged attention). Waiting lets a batch build up that crosses together. The wait
+    // ends early once the orchestrator stops submitting (a wait of its own, or the end of its
+    // orchestration), so neither its waits nor the run's end pay for it; the loads below read lines that
+    // change only then, so spinning on them costs the orchestrator nothing.
+    const std::int64_t until = now_ns() + kBatchWaitNs;
+    while (!engine_.progress.orchestrator_stopped() &&
+           engine_.control.dispatch_enabled(std::memory_order_relaxed) &&
+           !engine_.control.shutting_down(std::memory_order_relaxed)) {
+        for (int i = 0; i < 8; ++i)
+            cpu_relax();
+        if (now_ns() >= until) return;
+    }
 }
 
 bool Scheduler::has_unfinished_cores() const {

@@ -64,6 +64,8 @@ class Scheduler {
     [[nodiscard]] bool has_unfinished_cores() const;
 
   private:
+    /// wait_for_batch: an idle instant-executor pass waits for the orchestrator to publish more.
+    void wait_for_batch();
     /// Backend: the pass's hooks for executor E (scheduler.cpp).
     template <Executor E>
     class Backend;

@@ -1,7 +1,8 @@
 // docs/architecture.md "Threads" (how schedulers are woken), white-box: how many scheduler threads a push of
 // ready work keeps awake on a host with fewer CPUs than threads, and that under that limit every task still
 // runs: a run with more scheduler threads than CPUs, ready work from the orchestrator and from completions,
-// back-pressure and waits, repeated, ends with every task completed (none left for a thread kept asleep).
+// back-pressure and waits, repeated, ends with every task completed (none left for a thread kept asleep);
+// and when an idle instant scheduler stops waiting for the orchestrator to publish a batch.
 #include <catch2/catch.hpp>
 
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include "host_cpus.h"
 #include "parker.h"
 #include "pto/scope/orchestration.h"
+#include "run_progress.h"
 #include "wake_ups.h"
 
 using namespace pto;
@@ -139,4 +141,22 @@ TEST_CASE("a spin before parking returns as soon as its condition holds, and giv
     calls = 0;
     CHECK_FALSE(Parker::spin_until([&] { return ++calls > 1000; }, 0));
     CHECK(calls == 1);  // no spin (one CPU): the check alone
+}
+
+TEST_CASE("idle instant schedulers wait for a batch only while the orchestrator is submitting",
+          "[runtime][wake]") {
+    // Scheduler::wait_for_batch ends as soon as this hint holds: a waiting orchestrator and the end of a
+    // run's orchestration must not wait for a scheduler's poll.
+    using pto::detail::RunProgress;
+    RunProgress progress;
+    progress.start_run();
+    CHECK_FALSE(progress.orchestrator_stopped());
+    progress.await_slot(7);  // back-pressure or pto::wait
+    CHECK(progress.orchestrator_stopped());
+    progress.stop_awaiting();
+    CHECK_FALSE(progress.orchestrator_stopped());
+    progress.end_submission(42);  // the orchestration function returned
+    CHECK(progress.orchestrator_stopped());
+    progress.start_run();  // the next run submits again
+    CHECK_FALSE(progress.orchestrator_stopped());
 }
