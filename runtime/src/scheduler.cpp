@@ -21,8 +21,8 @@ constexpr std::uint32_t kSpinPasses = 64;
 constexpr std::uint32_t kYieldPasses = 64;
 // Instant executor: after an idle pass a scheduler waits this long before polling again, unless the
 // orchestrator stops submitting (Scheduler::wait_for_batch); this many such waits make its spinning phase.
-constexpr std::int64_t kBatchWaitNs = 20'000;
-constexpr std::uint32_t kBatchWaitPasses = 8;
+constexpr std::int64_t kBatchWaitNs = 50'000;
+constexpr std::uint32_t kBatchWaitPasses = 4;
 // A parked scheduler with nothing running re-checks at least this often (a guard, not a mechanism: every
 // state change that matters unparks it).
 constexpr auto kIdleParkLimit = std::chrono::milliseconds(100);
