@@ -70,6 +70,7 @@ nlohmann::json profile_runs(Workload& workload, const std::function<void()>& bod
                 total.busy_loops += s.busy_loops;
                 total.tasks_completed += s.tasks_completed;
                 total.parks += s.parks;
+                total.batch_waits += s.batch_waits;
                 total.complete_ns += s.complete_ns;
                 total.dispatch_ns += s.dispatch_ns;
                 total.idle_ns += s.idle_ns;
@@ -83,6 +84,7 @@ nlohmann::json profile_runs(Workload& workload, const std::function<void()>& bod
                                                      static_cast<double>(total.loops)},
             {"tasks_per_busy_loop", total.tasks_per_busy_loop()},
             {"parks_per_run", runs == 0 ? 0.0 : static_cast<double>(total.parks) / runs},
+            {"batch_waits_per_run", runs == 0 ? 0.0 : static_cast<double>(total.batch_waits) / runs},
             {"complete_ns_per_task", per_task(static_cast<double>(total.complete_ns), tasks)},
             {"dispatch_ns_per_task", per_task(static_cast<double>(total.dispatch_ns), tasks)},
             {"idle_ns_per_task", per_task(static_cast<double>(total.idle_ns), tasks)}};
@@ -106,9 +108,9 @@ void print_profile_table(std::ostream& out, const nlohmann::json& report) {
     out << "\norchestrator phases (ns per launch, median of the profiled runs) and scheduler loops\n";
     char header[256];
     std::snprintf(header, sizeof header,
-                  "%-16s  %-17s  %-9s  %7s  %7s  %7s  %7s  %7s  %7s  %7s  %10s  %6s  %9s  %9s", "case",
+                  "%-16s  %-17s  %-9s  %7s  %7s  %7s  %7s  %7s  %7s  %7s  %10s  %6s  %9s  %9s  %9s", "case",
                   "mode", "tier", "copy", "ring", "lookup", "insert", "fanin", "scope", "other", "loops/task",
-                  "busy%", "tasks/bl", "parks/run");
+                  "busy%", "tasks/bl", "parks/run", "waits/run");
     out << header << '\n';
     for (const nlohmann::json& r : report.at("results")) {
         if (!r.contains("profile")) continue;
@@ -125,7 +127,8 @@ void print_profile_table(std::ostream& out, const nlohmann::json& report) {
             out << "  " << cell(ns.at(phase).at("median"), 7, 1);
         out << "  " << cell(sched.at("loops_per_task"), 10, 2) << "  "
             << cell(sched.at("busy_loop_pct"), 6, 1) << "  " << cell(sched.at("tasks_per_busy_loop"), 9, 2)
-            << "  " << cell(sched.at("parks_per_run"), 9, 1) << '\n';
+            << "  " << cell(sched.at("parks_per_run"), 9, 1) << "  "
+            << cell(sched.at("batch_waits_per_run"), 9, 1) << '\n';
     }
 }
 

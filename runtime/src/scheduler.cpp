@@ -529,6 +529,8 @@ void Scheduler::wait_for_batch() {
     // ends early once the orchestrator stops submitting (a wait of its own, or the end of its
     // orchestration), so neither its waits nor the run's end pay for it; the loads below read lines that
     // change only then, so spinning on them costs the orchestrator nothing.
+    if (engine_.progress.orchestrator_stopped()) return;
+    ++stats_.batch_waits;
     const std::int64_t until = now_ns() + kBatchWaitNs;
     while (!engine_.progress.orchestrator_stopped() &&
            engine_.control.dispatch_enabled(std::memory_order_relaxed) &&

@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #if defined(__linux__)
@@ -159,4 +161,31 @@ TEST_CASE("idle instant schedulers wait for a batch only while the orchestrator 
     CHECK(progress.orchestrator_stopped());
     progress.start_run();  // the next run submits again
     CHECK_FALSE(progress.orchestrator_stopped());
+}
+
+TEST_CASE("an idle instant scheduler waits for the orchestrator while it submits, never in serial mode",
+          "[runtime][wake]") {
+    // The orchestration function pauses between submits, so an awake scheduler runs idle passes while the
+    // run is still being submitted: concurrently it waits for a batch after them; in serial mode the
+    // schedulers start once the orchestration ended, so there is nothing to wait for.
+    constexpr FuncId kTask{0};
+    const auto batch_waits = [](OrchestrationMode mode) {
+        RuntimeConfig config;
+        config.orchestration = mode;
+        Runtime rt(config);
+        rt.register_kernel(kTask, KernelInfo{"task", 1.0});
+        const RunReport r = pto::run(rt, [&] {
+            for (int i = 0; i < 5; ++i) {
+                submit_aiv(kTask, Args());
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+        });
+        REQUIRE(r.completed == 5);
+        std::uint64_t waits = 0;
+        for (const SchedulerStats& s : r.schedulers)
+            waits += s.batch_waits;
+        return waits;
+    };
+    CHECK(batch_waits(OrchestrationMode::Concurrent) >= 1);
+    CHECK(batch_waits(OrchestrationMode::Serial) == 0);
 }

@@ -48,6 +48,9 @@ struct SchedulerStats {
     std::uint64_t subtasks_completed = 0;
     std::uint64_t tasks_completed = 0;  ///< tasks whose last subtask (or dependency-only task) ended here
     std::uint64_t parks = 0;            ///< times the thread slept for lack of work
+    /// instant executor: idle passes after which the thread waited for the orchestrator to publish more
+    /// (docs/architecture.md "Threads"); 0 in serial mode, where the orchestration has ended first
+    std::uint64_t batch_waits = 0;
     std::int64_t complete_ns = 0;
     std::int64_t dispatch_ns = 0;
     std::int64_t idle_ns = 0;
