@@ -18,8 +18,10 @@
 #include "base_data_cli.h"
 #include "catalog.h"
 #include "core_handoff.h"
+#include "cpu_pair.h"
 #include "cpu_pin.h"
 #include "cpu_sharing.h"
+#include "cpu_speed.h"
 #include "cost_fit.h"
 #include "fit.h"
 #include "html_report.h"
@@ -221,12 +223,26 @@ std::size_t sweep_steps(std::size_t scenarios, const BenchOptions& options) {
     return scenarios * (std::size_t{effective_rounds(options)} + end_to_end_rounds(options) + 2);
 }
 
+/// pin_serial_round: pins the calling thread for one serial round to the faster of the first two CPUs it
+/// may use (cpu_speed.h), or where it runs when they cannot be measured; records the choice.
+void pin_serial_round(std::optional<CpuPin>& pin, std::vector<SerialCpuRound>& rounds) {
+    pin.reset();  // back to the whole mask, so the probe can use both CPUs
+    const std::optional<CpuSpeeds> speeds = measure_cpu_speeds();
+    if (speeds)
+        pin.emplace(speeds->faster(current_cpu()));
+    else
+        pin.emplace();
+    rounds.push_back(SerialCpuRound{pin->cpu(), speeds});
+}
+
 /// sweep: every scenario's results, in order, with the progress line; nullopt after a scenario failed
 /// (reported on stderr). Four passes: every scenario's probe; the serial rounds (round 1 of every scenario,
-/// then round 2, ..., all on one pinned CPU); the end-to-end rounds likewise, unpinned (with --peers, each
-/// block followed by the peers' blocks); then each scenario's exports, model and results.
+/// then round 2, ..., each round pinned to one CPU, the faster of two by pin_serial_round, recorded in
+/// `serial_cpus`); the end-to-end rounds likewise, unpinned (with --peers, each block followed by the
+/// peers' blocks); then each scenario's exports, model and results.
 std::optional<nlohmann::json> sweep(const Bench& bench, const std::vector<Scenario>& scenarios,
-                                    const BenchOptions& options, Progress& progress) {
+                                    const BenchOptions& options, Progress& progress,
+                                    std::vector<SerialCpuRound>& serial_cpus) {
     std::size_t step = 0;
     std::size_t current = 0;  // the scenario a failure is reported for
     // One instance per workload for the whole sweep: its scenarios' rounds alternate, and a
@@ -234,9 +250,12 @@ std::optional<nlohmann::json> sweep(const Bench& bench, const std::vector<Scenar
     std::map<const WorkloadSpec*, std::unique_ptr<Workload>> workloads;
     std::vector<std::unique_ptr<ScenarioMeasurement>> measurements;
     nlohmann::json results = nlohmann::json::array();
-    // in_rounds: `rounds` rounds of one block of every scenario, in sweep order, each on the progress line.
-    const auto in_rounds = [&](const char* what, std::uint32_t rounds, const auto& measure_block) {
+    // in_rounds: `rounds` rounds of one block of every scenario, in sweep order, each on the progress line;
+    // start_round runs before each round's first block.
+    const auto in_rounds = [&](const char* what, std::uint32_t rounds, const auto& start_round,
+                               const auto& measure_block) {
         for (std::uint32_t round = 0; round < rounds; ++round) {
+            start_round();
             for (current = 0; current < scenarios.size(); ++current) {
                 progress.update(step++, scenarios[current].id + " (" + what + " round " +
                                             std::to_string(round + 1) + "/" + std::to_string(rounds) + ")");
@@ -254,13 +273,16 @@ std::optional<nlohmann::json> sweep(const Bench& bench, const std::vector<Scenar
                 std::make_unique<ScenarioMeasurement>(scenarios[current], options, *workload));
         }
         {
-            const CpuPin pin;
-            in_rounds("serial", effective_rounds(options), [&](ScenarioMeasurement& m, std::uint32_t round) {
-                m.measure_serial_round(round, pin.cpu());
-            });
+            std::optional<CpuPin> pin;
+            in_rounds(
+                "serial", effective_rounds(options), [&] { pin_serial_round(pin, serial_cpus); },
+                [&](ScenarioMeasurement& m, std::uint32_t round) {
+                    m.measure_serial_round(round, pin->cpu());
+                });
         }
-        in_rounds("end-to-end", end_to_end_rounds(options),
-                  [](ScenarioMeasurement& m, std::uint32_t round) { m.measure_end_to_end_round(round); });
+        in_rounds(
+            "end-to-end", end_to_end_rounds(options), [] {},
+            [](ScenarioMeasurement& m, std::uint32_t round) { m.measure_end_to_end_round(round); });
         for (current = 0; current < scenarios.size(); ++current) {
             progress.update(step++, scenarios[current].id);
             for (nlohmann::json& r : measurements[current]->finish())
@@ -367,7 +389,8 @@ int run_command_line(const Bench& bench, int argc, char** argv, Stop stop) {
     // Before and after: both can change while the sweep runs (docs/bench.md).
     const std::optional<CoreHandoff> handoff_before = measure_core_handoff();
     const std::optional<CpuSharing> sharing_before = measure_cpu_sharing();
-    std::optional<nlohmann::json> results = sweep(bench, scenarios, cl.bench, progress);
+    std::vector<SerialCpuRound> serial_cpus;
+    std::optional<nlohmann::json> results = sweep(bench, scenarios, cl.bench, progress, serial_cpus);
     if (!results) return 1;
     const std::optional<CoreHandoff> handoff_after = measure_core_handoff();
     const std::optional<CpuSharing> sharing_after = measure_cpu_sharing();
@@ -375,6 +398,7 @@ int run_command_line(const Bench& bench, int argc, char** argv, Stop stop) {
     nlohmann::json machine = machine_description();
     machine["core_to_core_ns"] = core_handoff_json(handoff_before, handoff_after);
     machine["cpu_sharing"] = cpu_sharing_json(sharing_before, sharing_after);
+    machine["serial_cpus"] = serial_cpus_json(serial_cpus);
     nlohmann::json report = make_report(std::move(machine), std::move(*results));
     report["run"] = {{"command_line", std::vector<std::string>(argv, argv + argc)},
                      {"warmup", cl.bench.warmup},
@@ -392,6 +416,7 @@ int run_command_line(const Bench& bench, int argc, char** argv, Stop stop) {
     std::cout << tables.str();
     print_core_handoff(std::cout, report.at("machine").at("core_to_core_ns"));
     print_cpu_sharing(std::cout, report.at("machine").at("cpu_sharing"));
+    print_serial_cpus(std::cout, report.at("machine").at("serial_cpus"));
     std::cout << "peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB\n";
 
     // The JSON first: whatever happens to the optional files, the measurements are kept.

@@ -19,6 +19,10 @@ std::optional<std::array<int, 2>> first_two_cpus() {
     return cpus;
 }
 
+int current_cpu() {
+    return sched_getcpu();
+}
+
 bool pin_to(int cpu) {
     cpu_set_t one;
     CPU_ZERO(&one);

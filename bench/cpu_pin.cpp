@@ -13,14 +13,21 @@ namespace pto::bench {
 static_assert(sizeof(cpu_set_t) <= 128, "CpuPin::saved_ holds a cpu_set_t");
 
 CpuPin::CpuPin() {
+    const int here = current_cpu();
+    if (here >= 0) pin(here);
+}
+
+CpuPin::CpuPin(int cpu) {
+    pin(cpu);
+}
+
+void CpuPin::pin(int cpu) {
     cpu_set_t previous;
     if (pthread_getaffinity_np(pthread_self(), sizeof previous, &previous) != 0) return;
-    const int here = sched_getcpu();
-    if (here < 0) return;
-    if (!pin_to(here)) return;
+    if (!pin_to(cpu)) return;
     std::memcpy(saved_, &previous, sizeof previous);
     restore_ = true;
-    cpu_ = here;
+    cpu_ = cpu;
 }
 
 CpuPin::~CpuPin() {

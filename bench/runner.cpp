@@ -236,7 +236,7 @@ std::uint32_t ScenarioMeasurement::block_warmup(std::uint32_t rounds) const {
 }
 
 void ScenarioMeasurement::measure_serial_round(std::uint32_t round, std::optional<int> pinned_cpu) {
-    state_->measured.orchestration_cpu = pinned_cpu;
+    state_->measured.orchestration_cpus.push_back(pinned_cpu);
     measure_serial_block(state_->run, block_warmup(rounds()),
                          share(state_->run.options.reps, rounds(), round), state_->measured);
 }

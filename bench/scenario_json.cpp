@@ -2,6 +2,8 @@
 // the identity and count fields of the scenario.
 #include "scenario_run.h"
 
+#include <algorithm>
+
 namespace pto::bench {
 namespace {
 
@@ -39,8 +41,16 @@ nlohmann::json our_result(const ScenarioRun& run, const Measured& m, nlohmann::j
     const Summary e2e = summarize(m.end_to_end);
     nlohmann::json result = identity_json(run, nullptr);
     result["orch_ns_per_task"] = orch.to_json();
-    // The serial runs (orchestration, then the schedulers) are pinned to this CPU (null: pinning failed).
-    result["orch_pinned_cpu"] = m.orchestration_cpu ? nlohmann::json(*m.orchestration_cpu) : nlohmann::json();
+    // The serial runs (orchestration, then the schedulers) are pinned to one CPU per round, the faster of
+    // two when pto-bench could measure them (machine.serial_cpus): each round's CPU (null: pinning failed),
+    // and the one CPU they all ran on, or null when they did not share one.
+    nlohmann::json cpus = nlohmann::json::array();
+    for (const std::optional<int>& cpu : m.orchestration_cpus)
+        cpus.push_back(cpu ? nlohmann::json(*cpu) : nlohmann::json());
+    const bool one_cpu = !cpus.empty() && std::all_of(cpus.begin(), cpus.end(),
+                                                      [&](const nlohmann::json& c) { return c == cpus[0]; });
+    result["orch_pinned_cpu"] = one_cpu ? cpus[0] : nlohmann::json();
+    result["orch_pinned_cpus"] = std::move(cpus);
     // The schedulers' share of the work, measured alone in the same serial runs (see docs/bench.md).
     result["sched_ns_per_task"] = summarize(m.scheduling).to_json();
     result["e2e_ns_per_task"] = e2e.to_json();

@@ -52,10 +52,10 @@ struct PeerSamples {
 
 /// Measured: what the timed runs produced.
 struct Measured {
-    std::vector<double> orchestration;     ///< serial ns per launch
-    std::vector<double> scheduling;        ///< serial: the schedulers' time after orchestration, per launch
-    std::optional<int> orchestration_cpu;  ///< the CPU the serial runs were pinned to, if pinning worked
-    std::vector<double> end_to_end;        ///< concurrent ns per launch
+    std::vector<double> orchestration;  ///< serial ns per launch
+    std::vector<double> scheduling;     ///< serial: the schedulers' time after orchestration, per launch
+    std::vector<std::optional<int>> orchestration_cpus;  ///< per serial round: its CPU, if pinning worked
+    std::vector<double> end_to_end;                      ///< concurrent ns per launch
     /// the same concurrent runs' orchestration function, per launch: the orchestrator's time while the
     /// schedulers ran beside it (end_to_end minus this is the tail, the draining after it returned)
     std::vector<double> end_to_end_orchestration;

@@ -47,9 +47,17 @@ void check_result(const nlohmann::json& r) {
     for (const char* key : {"tasks", "framework_tasks", "subtasks", "edges", "framework_edges", "reps"})
         CHECK(r.at(key).is_number_unsigned());
     check_summary(r.at("orch_ns_per_task"));
-    // The serial runs are pinned to one CPU, and the result says which (null only where pinning failed).
-    REQUIRE(r.contains("orch_pinned_cpu"));
-    CHECK((r.at("orch_pinned_cpu").is_null() || r.at("orch_pinned_cpu").get<int>() >= 0));
+    // Each serial round is pinned to one CPU, and the result says which (null only where pinning failed),
+    // and which one CPU they all ran on (null when they did not share one).
+    const nlohmann::json& cpus = r.at("orch_pinned_cpus");
+    REQUIRE(cpus.is_array());
+    REQUIRE_FALSE(cpus.empty());
+    bool one_cpu = true;
+    for (const nlohmann::json& cpu : cpus) {
+        CHECK((cpu.is_null() || cpu.get<int>() >= 0));
+        one_cpu = one_cpu && cpu == cpus.at(0);
+    }
+    CHECK(r.at("orch_pinned_cpu") == (one_cpu ? cpus.at(0) : nlohmann::json()));
     // The same serial runs time the schedulers running what was submitted, one figure per measured run.
     check_summary(r.at("sched_ns_per_task"));
     CHECK(r.at("sched_ns_per_task").at("samples") == r.at("reps"));
@@ -100,6 +108,22 @@ TEST_CASE("a short paged-attention sweep writes a complete pto-bench/1 report", 
         if (!handoff.is_null()) CHECK(sharing.at("cpus") == handoff.at("cpus"));
     }
     const nlohmann::json& results = report.at("results");
+    // One entry per serial round: the CPU it ran on, one of the two probed, and both CPUs' speeds then.
+    const nlohmann::json& serial_cpus = report.at("machine").at("serial_cpus");
+    if (!serial_cpus.is_null()) {
+        if (!handoff.is_null()) CHECK(serial_cpus.at("cpus") == handoff.at("cpus"));
+        REQUIRE(serial_cpus.at("rounds").size() == report.at("run").at("rounds").get<std::size_t>());
+        for (std::size_t i = 0; i < serial_cpus.at("rounds").size(); ++i) {
+            const nlohmann::json& round = serial_cpus.at("rounds").at(i);
+            CHECK((round.at("cpu") == serial_cpus.at("cpus").at(0) ||
+                   round.at("cpu") == serial_cpus.at("cpus").at(1)));
+            REQUIRE(round.at("ns_per_step").size() == 2);
+            for (const nlohmann::json& ns : round.at("ns_per_step"))
+                CHECK(ns.get<double>() > 0.0);
+            for (const nlohmann::json& r : results)
+                CHECK(r.at("orch_pinned_cpus").at(i) == round.at("cpu"));  // every scenario's round i
+        }
+    }
     REQUIRE(results.size() >= 2);  // manual and tensormap at least
     for (const nlohmann::json& r : results) {
         check_result(r);
