@@ -19,7 +19,7 @@ constexpr std::size_t kTimings = 3;
 /// busy neighbour on the same physical core takes away, not the memory system.
 constexpr std::size_t kWords = 2048;
 /// A speed within this factor of the faster one counts as equal (CpuSpeeds::faster).
-constexpr double kNoise = 1.20;
+constexpr double kNoise = 1.05;
 
 /// loop_ns_per_step: sweeps the array with four independent accumulators until kLoopTime has passed; the
 /// time per element. Four chains of one-cycle operations keep several ALUs and the load ports busy, as
