@@ -19,8 +19,8 @@ namespace {
 // (microseconds) on wake-up; spinning costs a host core the orchestrator may need on 2-core machines.
 constexpr std::uint32_t kSpinPasses = 64;
 constexpr std::uint32_t kYieldPasses = 64;
-// Instant executor: after an idle pass a scheduler waits this long before polling again, unless the
-// orchestrator stops submitting (Scheduler::wait_for_batch); this many such waits make its spinning phase.
+// Instant executor: its spin is a wait of kBatchWaitNs after each idle pass, unless the orchestrator stops
+// submitting (Scheduler::wait_for_batch), and kBatchWaitPasses of them make its spinning phase.
 constexpr std::int64_t kBatchWaitNs = 50'000;
 constexpr std::uint32_t kBatchWaitPasses = 4;
 // A parked scheduler with nothing running re-checks at least this often (a guard, not a mechanism: every
@@ -394,19 +394,17 @@ void Scheduler::loop() {
             continue;
         }
         ++idle_passes;
+        // Idle passes 1..spin_passes spin, the next kYieldPasses yield, the one after parks.
+        constexpr std::uint32_t spin_passes = E == Executor::Instant ? kBatchWaitPasses : kSpinPasses;
         // More schedulers awake than the host's CPUs allow for (instant executor): the others take the
         // work, this one parks at once instead of spinning against them and the orchestrator.
-        if (engine_.wake.over_awake_limit()) idle_passes = kSpinPasses + kYieldPasses;
-        if constexpr (E == Executor::Instant) {
-            if (idle_passes <= kBatchWaitPasses) {
+        if (engine_.wake.over_awake_limit()) idle_passes = spin_passes + kYieldPasses + 1;
+        if (idle_passes <= spin_passes) {
+            if constexpr (E == Executor::Instant)
                 wait_for_batch();
-                if (idle_passes == kBatchWaitPasses) idle_passes = kSpinPasses;  // then yield, then park
-                continue;
-            }
-        }
-        if (idle_passes < kSpinPasses) {
-            cpu_relax();
-        } else if (idle_passes < kSpinPasses + kYieldPasses) {
+            else
+                cpu_relax();
+        } else if (idle_passes <= spin_passes + kYieldPasses) {
             std::this_thread::yield();
         } else {
             // Read before the park: the orchestrator may take a sleeping scheduler for quiesced
@@ -532,13 +530,12 @@ void Scheduler::wait_for_batch() {
     if (engine_.progress.orchestrator_stopped()) return;
     ++stats_.batch_waits;
     const std::int64_t until = now_ns() + kBatchWaitNs;
-    while (!engine_.progress.orchestrator_stopped() &&
-           engine_.control.dispatch_enabled(std::memory_order_relaxed) &&
-           !engine_.control.shutting_down(std::memory_order_relaxed)) {
+    do {
         for (int i = 0; i < 8; ++i)
             cpu_relax();
-        if (now_ns() >= until) return;
-    }
+    } while (now_ns() < until && !engine_.progress.orchestrator_stopped() &&
+             engine_.control.dispatch_enabled(std::memory_order_relaxed) &&
+             !engine_.control.shutting_down(std::memory_order_relaxed));
 }
 
 bool Scheduler::has_unfinished_cores() const {
