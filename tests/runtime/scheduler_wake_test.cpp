@@ -5,8 +5,8 @@
 // and when an idle instant scheduler stops waiting for the orchestrator to publish a batch.
 #include <catch2/catch.hpp>
 
-#include <cstddef>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <thread>
 #include <vector>
