@@ -71,6 +71,7 @@ nlohmann::json profile_runs(Workload& workload, const std::function<void()>& bod
                 total.tasks_completed += s.tasks_completed;
                 total.parks += s.parks;
                 total.batch_waits += s.batch_waits;
+                total.awake_at_run_start += s.awake_at_run_start;
                 total.complete_ns += s.complete_ns;
                 total.dispatch_ns += s.dispatch_ns;
                 total.idle_ns += s.idle_ns;
@@ -85,6 +86,8 @@ nlohmann::json profile_runs(Workload& workload, const std::function<void()>& bod
             {"tasks_per_busy_loop", total.tasks_per_busy_loop()},
             {"parks_per_run", runs == 0 ? 0.0 : static_cast<double>(total.parks) / runs},
             {"batch_waits_per_run", runs == 0 ? 0.0 : static_cast<double>(total.batch_waits) / runs},
+            {"awake_at_start_pct",
+             runs == 0 ? 0.0 : 100.0 * static_cast<double>(total.awake_at_run_start) / runs},
             {"complete_ns_per_task", per_task(static_cast<double>(total.complete_ns), tasks)},
             {"dispatch_ns_per_task", per_task(static_cast<double>(total.dispatch_ns), tasks)},
             {"idle_ns_per_task", per_task(static_cast<double>(total.idle_ns), tasks)}};
@@ -108,9 +111,9 @@ void print_profile_table(std::ostream& out, const nlohmann::json& report) {
     out << "\norchestrator phases (ns per launch, median of the profiled runs) and scheduler loops\n";
     char header[256];
     std::snprintf(header, sizeof header,
-                  "%-16s  %-17s  %-9s  %7s  %7s  %7s  %7s  %7s  %7s  %7s  %10s  %6s  %9s  %9s  %9s", "case",
-                  "mode", "tier", "copy", "ring", "lookup", "insert", "fanin", "scope", "other", "loops/task",
-                  "busy%", "tasks/bl", "parks/run", "waits/run");
+                  "%-16s  %-17s  %-9s  %7s  %7s  %7s  %7s  %7s  %7s  %7s  %10s  %6s  %9s  %9s  %9s  %7s",
+                  "case", "mode", "tier", "copy", "ring", "lookup", "insert", "fanin", "scope", "other",
+                  "loops/task", "busy%", "tasks/bl", "parks/run", "waits/run", "awake%");
     out << header << '\n';
     for (const nlohmann::json& r : report.at("results")) {
         if (!r.contains("profile")) continue;
@@ -128,7 +131,8 @@ void print_profile_table(std::ostream& out, const nlohmann::json& report) {
         out << "  " << cell(sched.at("loops_per_task"), 10, 2) << "  "
             << cell(sched.at("busy_loop_pct"), 6, 1) << "  " << cell(sched.at("tasks_per_busy_loop"), 9, 2)
             << "  " << cell(sched.at("parks_per_run"), 9, 1) << "  "
-            << cell(sched.at("batch_waits_per_run"), 9, 1) << '\n';
+            << cell(sched.at("batch_waits_per_run"), 9, 1) << "  "
+            << cell(sched.at("awake_at_start_pct"), 7, 1) << '\n';
     }
 }
 

@@ -79,6 +79,7 @@ void RuntimeConfig::validate() const {
     check_range("aic_per_cluster", aic_per_cluster, 1, 1);
     check_range("aiv_per_cluster", aiv_per_cluster, 1, 2);
     check_range("scheduler_threads", scheduler_threads, 1, cluster_count);
+    check_range("scheduler_linger_us", scheduler_linger_us, 0, 10'000'000);
     check_pow2("window_tasks", window_tasks, 8, 1u << 24);
     check_range("heap_bytes", heap_bytes, 4096, 1ull << 40);
     check_pow2("edge_capacity", edge_capacity, 64, 1u << 26);

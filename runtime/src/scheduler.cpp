@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "clock.h"
+#include "host_cpus.h"
 #include "start_delay.h"
 #include "pto/runtime/detail/throw.h"
 #include "run_phase.h"
@@ -296,6 +297,8 @@ Scheduler::Scheduler(Engine& engine, const RunSettings& settings, ComputePool* c
             cluster.unit[u].global_index = global_core_index(config, c, u);
     }
     pass_.prepare(cluster_count_);
+    if (config.orchestration == OrchestrationMode::Concurrent && usable_cpus() > 1)
+        linger_ns_ = std::int64_t{config.scheduler_linger_us} * 1000;
     ctx_.cancelled_ready.reserve(config.window_tasks);
     ctx_.local_ready = &local_ready_;
     finished_capacity_ = static_cast<std::uint32_t>(
@@ -373,6 +376,7 @@ void Scheduler::loop() {
             if (acked_epoch_.load(std::memory_order_relaxed) != epoch) {
                 acked_epoch_.store(epoch, std::memory_order_seq_cst);
                 engine_.wake.wake_orchestrator();
+                if (wait_for_next_run()) continue;
             }
             Parker& parker = engine_.wake.scheduler_parker(index_);
             // Counted asleep like an idle park: once dispatch is enabled, a push wakes this thread only if
@@ -536,6 +540,27 @@ void Scheduler::wait_for_batch() {
     } while (now_ns() < until && !engine_.progress.orchestrator_stopped() &&
              engine_.control.dispatch_enabled(std::memory_order_relaxed) &&
              !engine_.control.shutting_down(std::memory_order_relaxed));
+}
+
+bool Scheduler::wait_for_next_run() {
+    // Runs often follow each other within microseconds (a decode loop, a benchmark's repetitions), and a
+    // parked thread takes tens of microseconds to wake on a virtual machine: the next run's start would
+    // pay that, and its orchestrator the futex call. Not in serial mode (dispatch stays disabled through
+    // the next orchestration, which the spin would share the machine with) nor on one CPU (linger_ns_ 0).
+    // The spin reads only the dispatch switches: the orchestrator resets this thread's statistics and
+    // the run settings meanwhile, before it enables dispatch (acquire below).
+    if (linger_ns_ == 0) return false;
+    const std::int64_t until = now_ns() + linger_ns_;
+    do {
+        for (int i = 0; i < 8; ++i)
+            cpu_relax();
+        if (engine_.control.shutting_down(std::memory_order_relaxed)) return true;
+        if (engine_.control.dispatch_enabled(std::memory_order_acquire)) {
+            stats_.awake_at_run_start = 1;
+            return true;
+        }
+    } while (now_ns() < until);
+    return false;
 }
 
 bool Scheduler::has_unfinished_cores() const {

@@ -37,7 +37,8 @@ class Scheduler {
     /// reset_for_run: clears statistics and records (orchestrator thread, while dispatch is disabled).
     void reset_for_run();
 
-    // Read by the orchestrator after the run drained (dispatch disabled, thread parked).
+    // Read by the orchestrator after the run drained and this thread acknowledged the quiesce (it writes
+    // them no more until dispatch is enabled again, parked or lingering for the next run).
     [[nodiscard]] const SchedulerStats& stats() const { return stats_; }
     [[nodiscard]] const CompletionCounters& counters() const { return ctx_.counters; }
     [[nodiscard]] const std::vector<SubtaskRecord>& records() const { return records_; }
@@ -66,6 +67,9 @@ class Scheduler {
   private:
     /// wait_for_batch: an idle instant-executor pass waits for the orchestrator to publish more.
     void wait_for_batch();
+    /// wait_for_next_run: after acknowledging the end of a run, spins until dispatch is enabled again or
+    /// the runtime shuts down (true), or RuntimeConfig::scheduler_linger_us pass (false: park).
+    bool wait_for_next_run();
     /// Backend: the pass's hooks for executor E (scheduler.cpp).
     template <Executor E>
     class Backend;
@@ -137,6 +141,7 @@ class Scheduler {
     std::vector<SubtaskRecord> records_;
     std::vector<AicpuRecord> aicpu_records_;
     std::uint64_t rng_state_;
+    std::int64_t linger_ns_ = 0;  // wait_for_next_run's spin; 0: park at once
 
     std::atomic<std::uint32_t> busy_cores_{0};
     std::atomic<std::uint64_t> acked_epoch_{0};

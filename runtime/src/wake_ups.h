@@ -37,14 +37,16 @@ class WakeUps {
         if (thread_count_ - sleeping >= awake_limit_) return;
         wake_one_scheduler();
     }
-    /// wake_for_dispatch: dispatch was just enabled: wakes as many schedulers as the policy keeps awake
-    /// (every one with the timed and compute executors).
+    /// wake_for_dispatch: dispatch was just enabled: wakes sleepers until as many schedulers are awake as
+    /// the policy keeps (one lingering after the previous run counts; every one with the timed and
+    /// compute executors).
     void wake_for_dispatch() {
         if (!wake_one_) {
             wake_all_schedulers();
             return;
         }
-        for (std::uint32_t i = 0; i < awake_limit_; ++i)
+        const std::uint32_t awake = thread_count_ - sleeping_.load(std::memory_order_seq_cst);
+        for (std::uint32_t i = awake; i < awake_limit_; ++i)
             if (!wake_one_scheduler()) return;
     }
     /// wake_all_schedulers: unparks every scheduler (after a change of dispatch, abort or shutdown).

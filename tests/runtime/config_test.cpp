@@ -50,6 +50,12 @@ TEST_CASE("an invalid knob is rejected with its name and value", "[runtime][conf
     c = RuntimeConfig{};
     c.aiv_per_cluster = 3;
     CHECK_THAT(rejection(c), Catch::Contains("aiv_per_cluster"));
+    c = RuntimeConfig{};
+    c.scheduler_linger_us = 20'000'000;
+    CHECK_THAT(rejection(c),
+               Catch::Contains("scheduler_linger_us = 20000000") && Catch::Contains("0..10000000"));
+    c.scheduler_linger_us = 0;  // parks at once
+    CHECK_NOTHROW(c.validate());
 }
 
 TEST_CASE("executors convert to and from their names", "[runtime][config]") {

@@ -5,6 +5,7 @@
 // and when an idle instant scheduler stops waiting for the orchestrator to publish a batch.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -188,4 +189,62 @@ TEST_CASE("an idle instant scheduler waits for the orchestrator while it submits
     };
     CHECK(batch_waits(OrchestrationMode::Concurrent) >= 1);
     CHECK(batch_waits(OrchestrationMode::Serial) == 0);
+}
+
+TEST_CASE("a scheduler awake at the end of a concurrent run lingers for the next, never in serial mode",
+          "[runtime][wake]") {
+    // Back-to-back runs find the scheduler that drained the last one still spinning (scheduler_linger_us),
+    // so they need no wake-up; with no linger, in serial mode, or with one usable CPU, it parks at once.
+    // A scheduler may also have parked for lack of work before the run's end, so only "some of ten runs"
+    // is certain. The long linger also checks that destroying the runtime ends the spin.
+    constexpr FuncId kTask{0};
+    const auto runs_started_awake = [](OrchestrationMode mode, std::uint32_t linger_us) {
+        RuntimeConfig config;
+        config.orchestration = mode;
+        config.scheduler_linger_us = linger_us;
+        Runtime rt(config);
+        rt.register_kernel(kTask, KernelInfo{"task", 1.0});
+        std::uint64_t awake = 0;
+        for (int run = 0; run < 10; ++run) {
+            const RunReport r = pto::run(rt, [&] { submit_aiv(kTask, Args()); });
+            REQUIRE(r.completed == 1);
+            for (const SchedulerStats& s : r.schedulers)
+                awake += s.awake_at_run_start;
+        }
+        return awake;
+    };
+    if (pto::detail::usable_cpus() > 1)
+        CHECK(runs_started_awake(OrchestrationMode::Concurrent, 5'000'000) >= 1);
+    else
+        CHECK(runs_started_awake(OrchestrationMode::Concurrent, 5'000'000) == 0);
+    CHECK(runs_started_awake(OrchestrationMode::Concurrent, 0) == 0);
+    CHECK(runs_started_awake(OrchestrationMode::Serial, 5'000'000) == 0);
+}
+
+TEST_CASE("the start of a run wakes schedulers only up to the awake limit, counting those awake",
+          "[runtime][wake]") {
+    // One of three schedulers parks; the other two are awake (lingering after a run): with a limit of one
+    // the start of a run wakes nobody. Once all three sleep, it wakes exactly one.
+    WakeUps wake(3, 1, true);
+    std::atomic<bool> go{false};
+    std::atomic<int> woken{0};
+    std::thread sleeper([&] {
+        wake.enter_sleep();
+        wake.scheduler_parker(0).park_until([&] { return go.load(std::memory_order_seq_cst); },
+                                            pto::detail::Parker::Clock::now() + std::chrono::seconds(30));
+        wake.leave_sleep();
+        woken.fetch_add(1);
+    });
+    while (!wake.scheduler_parker(0).is_asleep())
+        std::this_thread::yield();
+    wake.wake_for_dispatch();  // two awake: nobody to wake
+    CHECK(wake.scheduler_parker(0).is_asleep());
+    wake.enter_sleep();  // the other two park too
+    wake.enter_sleep();
+    go.store(true, std::memory_order_seq_cst);
+    wake.wake_for_dispatch();  // none awake: one woken
+    sleeper.join();
+    CHECK(woken.load() == 1);
+    wake.leave_sleep();
+    wake.leave_sleep();
 }

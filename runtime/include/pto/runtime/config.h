@@ -55,6 +55,12 @@ struct RuntimeConfig {
     /// Scheduler threads; cluster c belongs to thread c mod scheduler_threads, never split. Default 3.
     /// Range 1..cluster_count. More threads than host cores is allowed (they park when idle).
     std::uint32_t scheduler_threads = 3;
+    /// Concurrent mode: how long a scheduler thread awake at the end of a run keeps spinning for the next
+    /// one before it parks, in microseconds. Runs that follow each other closely (a decode loop, repeated
+    /// measurements) then start without waking a thread, which costs tens of microseconds on a virtual
+    /// machine. Default 100; 0 parks at once; range 0..10^7. Ignored in serial mode and when the process
+    /// may use only one CPU (the spin would hold back the orchestrator).
+    std::uint32_t scheduler_linger_us = 100;
 
     // ---- Capacities -------------------------------------------------------------------------------------
     /// Task window: tasks submitted but not yet retired. Power of two, 8..2^24. Default 4096.

@@ -51,6 +51,9 @@ struct SchedulerStats {
     /// instant executor: idle passes after which the thread waited for the orchestrator to publish more
     /// (docs/architecture.md "Threads"); 0 in serial mode, where the orchestration has ended first
     std::uint64_t batch_waits = 0;
+    /// 1 if this thread was still awake after the previous run (RuntimeConfig::scheduler_linger_us) when
+    /// this run began, so the run did not have to wake it; 0 otherwise
+    std::uint64_t awake_at_run_start = 0;
     std::int64_t complete_ns = 0;
     std::int64_t dispatch_ns = 0;
     std::int64_t idle_ns = 0;
