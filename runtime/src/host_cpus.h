@@ -12,6 +12,12 @@ namespace pto::detail {
 /// std::thread::hardware_concurrency() where the mask cannot be read; at least 1.
 [[nodiscard]] std::uint32_t usable_cpus();
 
+/// schedulers_beside_orchestrator: one scheduler thread per CPU but the orchestrator's, at least one and
+/// at most `scheduler_threads`: how many can spin without taking CPU time from each other or from the
+/// orchestrator.
+[[nodiscard]] std::uint32_t schedulers_beside_orchestrator(std::uint32_t scheduler_threads,
+                                                           std::uint32_t cpus);
+
 /// awake_scheduler_limit: how many scheduler threads a push of ready work keeps awake, given the CPUs the
 /// process may use. With the instant executor a subtask ends as it is placed, so any awake scheduler can
 /// place any block on its own clusters: one awake thread per CPU but the orchestrator's is enough (at

@@ -297,8 +297,10 @@ Scheduler::Scheduler(Engine& engine, const RunSettings& settings, ComputePool* c
             cluster.unit[u].global_index = global_core_index(config, c, u);
     }
     pass_.prepare(cluster_count_);
-    if (config.orchestration == OrchestrationMode::Concurrent && usable_cpus() > 1)
+    const std::uint32_t cpus = usable_cpus();
+    if (config.orchestration == OrchestrationMode::Concurrent && cpus > 1)
         linger_ns_ = std::int64_t{config.scheduler_linger_us} * 1000;
+    linger_limit_ = schedulers_beside_orchestrator(config.scheduler_threads, cpus);
     ctx_.cancelled_ready.reserve(config.window_tasks);
     ctx_.local_ready = &local_ready_;
     finished_capacity_ = static_cast<std::uint32_t>(
@@ -547,20 +549,24 @@ bool Scheduler::wait_for_next_run() {
     // parked thread takes tens of microseconds to wake on a virtual machine: the next run's start would
     // pay that, and its orchestrator the futex call. Not in serial mode (dispatch stays disabled through
     // the next orchestration, which the spin would share the machine with) nor on one CPU (linger_ns_ 0).
-    // The spin reads only the dispatch switches: the orchestrator resets this thread's statistics and
-    // the run settings meanwhile, before it enables dispatch (acquire below).
-    if (linger_ns_ == 0) return false;
+    // At most one per CPU but the orchestrator's spins. The spin reads only the dispatch switches: the
+    // orchestrator resets this thread's statistics and the run settings meanwhile, before it enables
+    // dispatch (acquire below).
+    if (linger_ns_ == 0 || !engine_.wake.try_linger(linger_limit_)) return false;
     const std::int64_t until = now_ns() + linger_ns_;
+    bool next = false;
     do {
         for (int i = 0; i < 8; ++i)
             cpu_relax();
-        if (engine_.control.shutting_down(std::memory_order_relaxed)) return true;
-        if (engine_.control.dispatch_enabled(std::memory_order_acquire)) {
+        if (engine_.control.shutting_down(std::memory_order_relaxed)) {
+            next = true;
+        } else if (engine_.control.dispatch_enabled(std::memory_order_acquire)) {
             stats_.awake_at_run_start = 1;
-            return true;
+            next = true;
         }
-    } while (now_ns() < until);
-    return false;
+    } while (!next && now_ns() < until);
+    engine_.wake.stop_lingering();
+    return next;
 }
 
 bool Scheduler::has_unfinished_cores() const {

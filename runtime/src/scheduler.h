@@ -141,7 +141,8 @@ class Scheduler {
     std::vector<SubtaskRecord> records_;
     std::vector<AicpuRecord> aicpu_records_;
     std::uint64_t rng_state_;
-    std::int64_t linger_ns_ = 0;  // wait_for_next_run's spin; 0: park at once
+    std::int64_t linger_ns_ = 0;      // wait_for_next_run's spin; 0: park at once
+    std::uint32_t linger_limit_ = 1;  // schedulers that may linger at once
 
     std::atomic<std::uint32_t> busy_cores_{0};
     std::atomic<std::uint64_t> acked_epoch_{0};

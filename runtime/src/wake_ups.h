@@ -70,6 +70,15 @@ class WakeUps {
         // pass this thread runs next must see that push.
         std::atomic_thread_fence(std::memory_order_seq_cst);
     }
+    /// try_linger: whether a scheduler may spin for the next run now: at most `limit` do at once (after a
+    /// run of the timed or compute executors every scheduler may be awake). stop_lingering ends a
+    /// successful one.
+    [[nodiscard]] bool try_linger(std::uint32_t limit) {
+        if (lingering_.fetch_add(1, std::memory_order_relaxed) < limit) return true;
+        lingering_.fetch_sub(1, std::memory_order_relaxed);
+        return false;
+    }
+    void stop_lingering() { lingering_.fetch_sub(1, std::memory_order_relaxed); }
     /// over_awake_limit: more schedulers are awake than the policy keeps; an idle one should park now.
     [[nodiscard]] bool over_awake_limit() const {
         return thread_count_ - sleeping_.load(std::memory_order_relaxed) > awake_limit_;
@@ -116,6 +125,7 @@ class WakeUps {
     std::vector<std::unique_ptr<Parker>> scheduler_parkers_;
     std::unique_ptr<IdleCores[]> idle_cores_;  // one per scheduler thread
     std::atomic<std::uint32_t> sleeping_{0};
+    std::atomic<std::uint32_t> lingering_{0};
     Parker orchestrator_;
 };
 

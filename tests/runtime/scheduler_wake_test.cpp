@@ -221,6 +221,21 @@ TEST_CASE("a scheduler awake at the end of a concurrent run lingers for the next
     CHECK(runs_started_awake(OrchestrationMode::Serial, 5'000'000) == 0);
 }
 
+TEST_CASE("at most one scheduler per CPU but the orchestrator's lingers for the next run",
+          "[runtime][wake]") {
+    using pto::detail::schedulers_beside_orchestrator;
+    CHECK(schedulers_beside_orchestrator(3, 2) == 1);
+    CHECK(schedulers_beside_orchestrator(3, 1) == 1);
+    CHECK(schedulers_beside_orchestrator(3, 8) == 3);
+    CHECK(schedulers_beside_orchestrator(4, 3) == 2);
+    WakeUps wake(3, 3, false);  // a timed run: all three awake at its end
+    CHECK(wake.try_linger(2));
+    CHECK(wake.try_linger(2));
+    CHECK_FALSE(wake.try_linger(2));  // the third parks at once
+    wake.stop_lingering();
+    CHECK(wake.try_linger(2));  // a place came free
+}
+
 TEST_CASE("the start of a run wakes schedulers only up to the awake limit, counting those awake",
           "[runtime][wake]") {
     // One of three schedulers parks; the other two are awake (lingering after a run): with a limit of one

@@ -58,8 +58,9 @@ struct RuntimeConfig {
     /// Concurrent mode: how long a scheduler thread awake at the end of a run keeps spinning for the next
     /// one before it parks, in microseconds. Runs that follow each other closely (a decode loop, repeated
     /// measurements) then start without waking a thread, which costs tens of microseconds on a virtual
-    /// machine. Default 100; 0 parks at once; range 0..10^7. Ignored in serial mode and when the process
-    /// may use only one CPU (the spin would hold back the orchestrator).
+    /// machine. At most one thread per CPU but the orchestrator's lingers. Default 100; 0 parks at once;
+    /// range 0..10^7. Ignored in serial mode and when the process may use only one CPU (the spin would
+    /// hold back the orchestrator).
     std::uint32_t scheduler_linger_us = 100;
 
     // ---- Capacities -------------------------------------------------------------------------------------
