@@ -87,6 +87,9 @@ class Watchdog {
     void file_proven(StallReport report);
     /// take_reports: the reports filed since the run was armed, oldest first (orchestrator thread).
     [[nodiscard]] std::vector<StallReport> take_reports();
+    /// wakeups: how often the thread woke so far (its periodic samples, and shutdown); arming and
+    /// disarming never wake it (any thread).
+    [[nodiscard]] std::uint64_t wakeups();
 
   private:
     void thread_main();
@@ -111,6 +114,7 @@ class Watchdog {
     bool armed_ = false;
     bool rebase_ = false;  // armed anew: the next sample starts a fresh no-progress interval
     bool stopping_ = false;
+    std::uint64_t wakeups_ = 0;
     bool aborted_ = false;                   // the run was aborted (mark_aborted)
     std::optional<StallKind> aborted_kind_;  // the class that caused the abort
     std::int64_t run_start_ns_ = 0;

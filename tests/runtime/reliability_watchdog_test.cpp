@@ -276,6 +276,21 @@ TEST_CASE("a runtime destroyed while an aborted run's kernel still runs waits fo
 
 // ---- White-box: classes a correct runtime never produces, provoked through Runtime::Impl ------------------
 
+TEST_CASE("starting and ending runs does not wake the watchdog's thread", "[runtime][watchdog][white-box]") {
+    // It samples on its own period (a quarter of the timeout, 15 s here): waking it at every run's start
+    // cost each run a futex call on the orchestrator and a thread switch beside the schedulers.
+    RuntimeConfig c;
+    c.stall_timeout_ms = 60'000;
+    Runtime::Impl rt(c);
+    const std::uint64_t before = rt.watchdog->wakeups();
+    for (int i = 0; i < 20; ++i) {
+        rt.begin_run();
+        rt.submit(kernel_spec(), {}, false);
+        CHECK(rt.end_run().completed == 1);
+    }
+    CHECK(rt.watchdog->wakeups() == before);
+}
+
 TEST_CASE(
     "tasks queued while no scheduler dispatches are reported as ready but not dispatched, and cancelled",
     "[runtime][watchdog][white-box]") {
