@@ -132,8 +132,8 @@ void Watchdog::arm(bool new_run, std::int64_t run_start_ns, std::uint64_t run_fi
     }
     // No notify: the thread rebases at its next periodic sample (at most a quarter of the timeout away,
     // which only delays a first diagnosis by as much). Waking it here cost every run a futex call on the
-    // orchestrator and a thread switch on the CPU a scheduler spins on (a tenth of one-task runs took
-    // 26-28 µs instead of about 1.3, pto-bench-run-cost's loop).
+    // orchestrator and a thread switch on a CPU a scheduler spins on: most of a short run's fixed cost
+    // (docs/benchmarks.md, "The fixed cost of a run").
 }
 
 std::uint64_t Watchdog::wakeups() {

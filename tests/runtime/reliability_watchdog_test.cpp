@@ -274,7 +274,7 @@ TEST_CASE("a runtime destroyed while an aborted run's kernel still runs waits fo
     CHECK(gate.entered.load() == 1);
 }
 
-// ---- White-box: classes a correct runtime never produces, provoked through Runtime::Impl ------------------
+// ---- White-box: the watchdog's own thread -----------------------------------------------------------------
 
 TEST_CASE("starting and ending runs does not wake the watchdog's thread", "[runtime][watchdog][white-box]") {
     // It samples on its own period (a quarter of the timeout, 15 s here): waking it at every run's start
@@ -290,6 +290,8 @@ TEST_CASE("starting and ending runs does not wake the watchdog's thread", "[runt
     }
     CHECK(rt.watchdog->wakeups() == before);
 }
+
+// ---- White-box: classes a correct runtime never produces, provoked through Runtime::Impl ------------------
 
 TEST_CASE(
     "tasks queued while no scheduler dispatches are reported as ready but not dispatched, and cancelled",
