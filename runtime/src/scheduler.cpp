@@ -552,13 +552,17 @@ bool Scheduler::wait_for_next_run() {
     // At most one per CPU but the orchestrator's spins. The spin reads only the dispatch switches: the
     // orchestrator resets this thread's statistics and the run settings meanwhile, before it enables
     // dispatch (acquire below).
+    // A new quiesce (a deadlock proof, a recovery) ends the spin too: it waits for this thread's
+    // acknowledgement, which the loop gives.
     if (linger_ns_ == 0 || !engine_.wake.try_linger(linger_limit_)) return false;
+    const std::uint64_t acknowledged = acked_epoch_.load(std::memory_order_relaxed);
     const std::int64_t until = now_ns() + linger_ns_;
     bool next = false;
     do {
         for (int i = 0; i < 8; ++i)
             cpu_relax();
-        if (engine_.control.shutting_down(std::memory_order_relaxed)) {
+        if (engine_.control.shutting_down(std::memory_order_relaxed) ||
+            engine_.control.quiesce_epoch() != acknowledged) {
             next = true;
         } else if (engine_.control.dispatch_enabled(std::memory_order_acquire)) {
             stats_.awake_at_run_start = 1;

@@ -67,8 +67,9 @@ class Scheduler {
   private:
     /// wait_for_batch: an idle instant-executor pass waits for the orchestrator to publish more.
     void wait_for_batch();
-    /// wait_for_next_run: after acknowledging the end of a run, spins until dispatch is enabled again or
-    /// the runtime shuts down (true), or RuntimeConfig::scheduler_linger_us pass (false: park).
+    /// wait_for_next_run: after acknowledging the end of a run, spins until dispatch is enabled again, a
+    /// new quiesce begins or the runtime shuts down (true), or RuntimeConfig::scheduler_linger_us pass
+    /// (false: park).
     bool wait_for_next_run();
     /// Backend: the pass's hooks for executor E (scheduler.cpp).
     template <Executor E>

@@ -20,6 +20,7 @@
 #include "parker.h"
 #include "pto/scope/orchestration.h"
 #include "run_progress.h"
+#include "runtime_impl.h"
 #include "wake_ups.h"
 
 using namespace pto;
@@ -219,6 +220,27 @@ TEST_CASE("a scheduler awake at the end of a concurrent run lingers for the next
         CHECK(runs_started_awake(OrchestrationMode::Concurrent, 5'000'000) == 0);
     CHECK(runs_started_awake(OrchestrationMode::Concurrent, 0) == 0);
     CHECK(runs_started_awake(OrchestrationMode::Serial, 5'000'000) == 0);
+}
+
+TEST_CASE("a lingering scheduler acknowledges a new quiesce at once", "[runtime][wake][white-box]") {
+    // After a run the awake scheduler acknowledges the quiesce and lingers; a second quiesce (a deadlock
+    // proof, a recovery) must not wait out the linger for its acknowledgement. The 10 s linger makes a
+    // scheduler that ignored the new quiesce obvious; the bound below is half of it, not a speed check.
+    RuntimeConfig config;
+    config.scheduler_linger_us = 10'000'000;
+    Runtime::Impl rt(config);
+    rt.begin_run();
+    TaskSpec spec;
+    spec.kind = TaskKind::Kernel;
+    spec.core = CoreType::AIV;
+    rt.submit(spec, {}, false);
+    REQUIRE(rt.end_run().completed == 1);
+    const auto start = std::chrono::steady_clock::now();
+    rt.quiesce_schedulers();
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+    rt.begin_run();  // the runtime goes on as usual
+    rt.submit(spec, {}, false);
+    CHECK(rt.end_run().completed == 1);
 }
 
 TEST_CASE("at most one scheduler per CPU but the orchestrator's lingers for the next run",
