@@ -551,9 +551,8 @@ bool Scheduler::wait_for_next_run() {
     // the next orchestration, which the spin would share the machine with) nor on one CPU (linger_ns_ 0).
     // At most one per CPU but the orchestrator's spins. The spin reads only the dispatch switches: the
     // orchestrator resets this thread's statistics and the run settings meanwhile, before it enables
-    // dispatch (acquire below).
-    // A new quiesce (a deadlock proof, a recovery) ends the spin too: it waits for this thread's
-    // acknowledgement, which the loop gives.
+    // dispatch (acquire below). A new quiesce (a deadlock proof, a recovery) ends the spin too: it waits
+    // for this thread's acknowledgement, which the loop gives.
     if (linger_ns_ == 0 || !engine_.wake.try_linger(linger_limit_)) return false;
     const std::uint64_t acknowledged = acked_epoch_.load(std::memory_order_relaxed);
     const std::int64_t until = now_ns() + linger_ns_;

@@ -2,7 +2,8 @@
 // ready work keeps awake on a host with fewer CPUs than threads, and that under that limit every task still
 // runs: a run with more scheduler threads than CPUs, ready work from the orchestrator and from completions,
 // back-pressure and waits, repeated, ends with every task completed (none left for a thread kept asleep);
-// and when an idle instant scheduler stops waiting for the orchestrator to publish a batch.
+// when an idle instant scheduler stops waiting for the orchestrator to publish a batch; and which scheduler
+// lingers after a run for the next one, and what ends its spin.
 #include <catch2/catch.hpp>
 
 #include <atomic>
