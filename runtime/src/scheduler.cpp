@@ -28,6 +28,18 @@ constexpr std::uint32_t kBatchWaitPasses = 4;
 // state change that matters unparks it).
 constexpr auto kIdleParkLimit = std::chrono::milliseconds(100);
 
+/// spin_until: pauses the core until stop() holds (true) or the steady clock reaches `until_ns` (false),
+/// checking both every few pauses: the timed spins of an idle scheduler (a batch wait, the linger).
+template <class Stop>
+bool spin_until(std::int64_t until_ns, Stop&& stop) {
+    do {
+        for (int i = 0; i < 8; ++i)
+            cpu_relax();
+        if (stop()) return true;
+    } while (steady_ns() < until_ns);
+    return false;
+}
+
 }  // namespace
 
 /// EngineQueues: the thread's stash, then the lock-free ready queues, as HeldReadySource takes blocks from
@@ -535,13 +547,11 @@ void Scheduler::wait_for_batch() {
     // change only then, so spinning on them costs the orchestrator nothing.
     if (engine_.progress.orchestrator_stopped()) return;
     ++stats_.batch_waits;
-    const std::int64_t until = now_ns() + kBatchWaitNs;
-    do {
-        for (int i = 0; i < 8; ++i)
-            cpu_relax();
-    } while (now_ns() < until && !engine_.progress.orchestrator_stopped() &&
-             engine_.control.dispatch_enabled(std::memory_order_relaxed) &&
-             !engine_.control.shutting_down(std::memory_order_relaxed));
+    spin_until(now_ns() + kBatchWaitNs, [&] {
+        return engine_.progress.orchestrator_stopped() ||
+               !engine_.control.dispatch_enabled(std::memory_order_relaxed) ||
+               engine_.control.shutting_down(std::memory_order_relaxed);
+    });
 }
 
 bool Scheduler::wait_for_next_run() {
@@ -555,19 +565,14 @@ bool Scheduler::wait_for_next_run() {
     // for this thread's acknowledgement, which the loop gives.
     if (linger_ns_ == 0 || !engine_.wake.try_linger(linger_limit_)) return false;
     const std::uint64_t acknowledged = acked_epoch_.load(std::memory_order_relaxed);
-    const std::int64_t until = now_ns() + linger_ns_;
-    bool next = false;
-    do {
-        for (int i = 0; i < 8; ++i)
-            cpu_relax();
+    const bool next = spin_until(now_ns() + linger_ns_, [&] {
         if (engine_.control.shutting_down(std::memory_order_relaxed) ||
-            engine_.control.quiesce_epoch() != acknowledged) {
-            next = true;
-        } else if (engine_.control.dispatch_enabled(std::memory_order_acquire)) {
-            stats_.awake_at_run_start = 1;
-            next = true;
-        }
-    } while (!next && now_ns() < until);
+            engine_.control.quiesce_epoch() != acknowledged)
+            return true;
+        if (!engine_.control.dispatch_enabled(std::memory_order_acquire)) return false;
+        stats_.awake_at_run_start = 1;
+        return true;
+    });
     engine_.wake.stop_lingering();
     return next;
 }
