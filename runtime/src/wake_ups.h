@@ -79,6 +79,8 @@ class WakeUps {
         return false;
     }
     void stop_lingering() { lingering_.fetch_sub(1, std::memory_order_relaxed); }
+    /// lingering: schedulers spinning for the next run now (a hint).
+    [[nodiscard]] std::uint32_t lingering() const { return lingering_.load(std::memory_order_relaxed); }
     /// over_awake_limit: more schedulers are awake than the policy keeps; an idle one should park now.
     [[nodiscard]] bool over_awake_limit() const {
         return thread_count_ - sleeping_.load(std::memory_order_relaxed) > awake_limit_;
