@@ -22,6 +22,7 @@
 #include "pto/scope/orchestration.h"
 #include "run_progress.h"
 #include "runtime_impl.h"
+#include "support/cpu_affinity.h"
 #include "wake_ups.h"
 
 using namespace pto;
@@ -66,41 +67,12 @@ TEST_CASE("an idle scheduler parks at once while more than the limit are awake",
 #if defined(__linux__)
 namespace {
 
-/// OneCpu: pins the calling thread (and the threads it starts) to one CPU for the scope.
-class OneCpu {
-  public:
-    OneCpu() {
-        CPU_ZERO(&saved_);
-        pinned_ = sched_getaffinity(0, sizeof(saved_), &saved_) == 0;
-        if (!pinned_) return;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        for (std::size_t c = 0; c < static_cast<std::size_t>(CPU_SETSIZE); ++c) {
-            if (CPU_ISSET(c, &saved_)) {
-                CPU_SET(c, &one);
-                break;
-            }
-        }
-        pinned_ = sched_setaffinity(0, sizeof(one), &one) == 0;
-    }
-    ~OneCpu() {
-        if (pinned_) sched_setaffinity(0, sizeof(saved_), &saved_);
-    }
-    OneCpu(const OneCpu&) = delete;
-    OneCpu& operator=(const OneCpu&) = delete;
-    [[nodiscard]] bool pinned() const { return pinned_; }
-
-  private:
-    cpu_set_t saved_;
-    bool pinned_ = false;
-};
-
 constexpr FuncId kCount{0};
 
 }  // namespace
 
 TEST_CASE("with one CPU and three scheduler threads, every task of every run completes", "[runtime][wake]") {
-    const OneCpu one_cpu;
+    const pto::test::OneCpu one_cpu;
     REQUIRE(one_cpu.pinned());
     REQUIRE(pto::detail::usable_cpus() == 1);
     RuntimeConfig config;
