@@ -21,6 +21,7 @@ class RunProgress {
         record_sequence_.store(0, std::memory_order_relaxed);
         submitted_total_.store(~0ull, std::memory_order_relaxed);
         submission_ended_.store(false, std::memory_order_relaxed);
+        orchestrator_scheduling_.store(false, std::memory_order_relaxed);
     }
     /// end_submission: the run's task count, once its orchestration ended (seq_cst: pairs with
     /// add_finished's check, so one of the two sees the run drained).
@@ -83,6 +84,16 @@ class RunProgress {
                submission_ended_.load(std::memory_order_relaxed);
     }
 
+    /// orchestrator_scheduling: the orchestrator runs a sleeping scheduler's passes at the end of the run
+    /// (Scheduler::help_until_drained); the awake instant schedulers stand aside meanwhile. A hint, on the
+    /// same quiet line as orchestrator_stopped.
+    [[nodiscard]] bool orchestrator_scheduling() const {
+        return orchestrator_scheduling_.load(std::memory_order_relaxed);
+    }
+    void set_orchestrator_scheduling(bool on) {
+        orchestrator_scheduling_.store(on, std::memory_order_relaxed);
+    }
+
   private:
     alignas(kFalseSharingRange) std::atomic<std::uint64_t> finished_{0};
     std::atomic<std::uint64_t> submitted_total_{~0ull};
@@ -91,6 +102,7 @@ class RunProgress {
     // Own line: every completion reads it, the orchestrator writes it only around its waits.
     alignas(kFalseSharingRange) std::atomic<std::uint32_t> awaited_slot_{kNoAwaitedSlot};
     std::atomic<bool> submission_ended_{false};  // end_submission was called this run
+    std::atomic<bool> orchestrator_scheduling_{false};
     alignas(kFalseSharingRange) std::atomic<std::uint64_t> uncounted_on_orchestrator_{0};
 };
 

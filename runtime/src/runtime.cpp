@@ -213,6 +213,17 @@ void Runtime::Impl::end_orchestration() {
     }
 }
 
+bool Runtime::Impl::should_schedule_the_end() const {
+    // The orchestrator's cache holds what it submitted since the schedulers last took a batch. Worth it
+    // when that is most of the run (a graph orchestrated within one batch wait): then its passes beat a
+    // scheduler pulling every task across the CPUs. When the schedulers took most of the run already, the
+    // rest depends on tasks they completed, whose lines are theirs: taking it from them measured slower.
+    if (engine.progress.finished() * 2 > window.submitted()) return false;
+    for (std::uint32_t i = 0; i < schedulers.size(); ++i)
+        if (engine.wake.is_held(i) && !schedulers[i]->is_waiting_for_batch()) return false;
+    return true;
+}
+
 RunReport Runtime::Impl::end_run() {
     if (!run.owned_here()) [[unlikely]] {
         detail::check_not_reentrant("end_run");
@@ -221,6 +232,19 @@ RunReport Runtime::Impl::end_run() {
             detail::throw_error(ErrorCode::NoActiveRun, "end_run without a run in progress");
         refuse_call("end_run");
     }
+    // Only when every awake scheduler idles in a batch wait and most of the run is still to do
+    // (should_schedule_the_end): the orchestrator then schedules it where it is in cache
+    // (schedule_in_a_sleeping_place). A scheduler at work keeps the rest (taking tasks beside it measured
+    // slower than leaving them to it). Raised before the end of submission lets the waiting schedulers go,
+    // so they stand aside rather than race the orchestrator to the tasks.
+    struct SchedulingHint {
+        detail::RunProgress& progress;
+        bool raised;
+        ~SchedulingHint() {
+            if (raised) progress.set_orchestrator_scheduling(false);
+        }
+    } hint{engine.progress, helps_at_end && run.is_orchestrating() && should_schedule_the_end()};
+    if (hint.raised) engine.progress.set_orchestrator_scheduling(true);
     end_orchestration();
     // Scope holds the orchestration function left behind (only possible without the scope layer).
     window.release_all_scopes();

@@ -54,6 +54,13 @@ struct Runtime::Impl {
     // The stall path (stall_path.cpp; finish_run in runtime.cpp): abort, drain, reap, and finishing a run
     // aborted earlier (RunState, Engine's DispatchControl and completion protocol, RunObserver, watchdog).
     void settle_run(bool recovering);
+    /// schedule_in_a_sleeping_place: after the orchestration (concurrent mode, instant executor, unless
+    /// RuntimeConfig::orchestrator_schedules_at_end is off), runs the passes of a sleeping scheduler on this
+    /// thread until the run drains (true) or they find nothing more to do (false).
+    bool schedule_in_a_sleeping_place();
+    /// should_schedule_the_end: whether the orchestrator should take the end of the run (a hint): at most
+    /// half of its tasks ended, and every scheduler awake idles in its batch wait.
+    [[nodiscard]] bool should_schedule_the_end() const;
     void abort_run();
     bool reap_if_idle();
     void quiesce_schedulers();
@@ -224,6 +231,12 @@ struct Runtime::Impl {
     /// enough for the instant executor's last tasks and a scheduler's acknowledgement; none on one CPU,
     /// where spinning would only hold back the threads it waits for.
     const std::uint32_t end_of_run_polls = detail::usable_cpus() > 1 ? 1024 : 0;
+    /// Whether the orchestrator schedules the end of a run in a sleeping scheduler's place
+    /// (schedule_in_a_sleeping_place): concurrent instant runs with the knob on, and a second CPU for the
+    /// awake scheduler that stands aside meanwhile (on one CPU its spin would take the orchestrator's time).
+    const bool helps_at_end = config.orchestrator_schedules_at_end &&
+                              config.orchestration == OrchestrationMode::Concurrent &&
+                              config.executor == Executor::Instant && detail::usable_cpus() > 1;
     /// Whether submits claim lines ahead (claim_ahead): only while schedulers run beside the orchestrator.
     /// In serial mode no other thread touches a line during orchestration, so only what the previous run's
     /// scheduling left on another CPU could be remote, and the bench's serial runs are pinned to one CPU;

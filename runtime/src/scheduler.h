@@ -60,6 +60,16 @@ class Scheduler {
         return oldest_start_ns_.load(std::memory_order_relaxed);
     }
 
+    /// is_waiting_for_batch: the thread idles in wait_for_batch now (a hint: it may leave at any moment).
+    [[nodiscard]] bool is_waiting_for_batch() const {
+        return waiting_for_batch_.load(std::memory_order_relaxed);
+    }
+
+    /// help_until_drained: runs this scheduler's passes on the calling thread, which holds the seat it
+    /// borrowed from the sleeping thread (WakeUps::try_borrow_seat), until the run drains (true), or
+    /// dispatch stops, or passes have found nothing to do for a while (false). Instant executor only.
+    bool help_until_drained();
+
     /// has_unfinished_cores: a core holds a running subtask. This thread, or the orchestrator once the
     /// thread acknowledged a quiesce epoch (the stall path uses it to tell stuck kernels from lost tasks).
     [[nodiscard]] bool has_unfinished_cores() const;
@@ -67,6 +77,9 @@ class Scheduler {
   private:
     /// wait_for_batch: an idle instant-executor pass waits for the orchestrator to publish more.
     void wait_for_batch();
+    /// stand_aside: an awake instant scheduler waits while the orchestrator runs a sleeping scheduler's
+    /// passes (help_until_drained), until it stops, dispatch is disabled or the runtime shuts down.
+    void stand_aside();
     /// wait_for_next_run: after acknowledging the end of a run, spins until dispatch is enabled again, a
     /// new quiesce begins or the runtime shuts down (true), or RuntimeConfig::scheduler_linger_us pass
     /// (false: park).
@@ -107,6 +120,10 @@ class Scheduler {
     void publish_idle_cores();
     std::int64_t earliest_end_ns() const;
     void park(bool timed_cores_busy);
+    /// sleep_in_seat: offers the thread's seat, runs `sleep` (a park with its sleep accounting), then takes
+    /// the seat back, first waiting for the orchestrator to return it if it borrowed it meanwhile.
+    template <class Sleep>
+    void sleep_in_seat(Sleep&& sleep);
     [[nodiscard]] std::int64_t now_ns() const;
     [[nodiscard]] std::span<ClusterState> clusters() const { return {clusters_.get(), cluster_count_}; }
     std::uint64_t next_random();
@@ -145,7 +162,9 @@ class Scheduler {
     std::int64_t linger_ns_ = 0;      // wait_for_next_run's spin; 0: park at once
     std::uint32_t linger_limit_ = 1;  // schedulers that may linger at once
 
-    std::atomic<std::uint32_t> busy_cores_{0};
+    // Own line: written around every batch wait, read by the orchestrator once per run.
+    alignas(kFalseSharingRange) std::atomic<bool> waiting_for_batch_{false};
+    alignas(kFalseSharingRange) std::atomic<std::uint32_t> busy_cores_{0};
     std::atomic<std::uint64_t> acked_epoch_{0};
     std::atomic<std::uint64_t> oldest_task_{~0ull};
     std::atomic<std::int64_t> oldest_start_ns_{0};

@@ -41,6 +41,7 @@ void Runtime::Impl::settle_run(bool recovering) {
         std::atomic<bool>& flag;
         ~WaitingFlag() { flag.store(false, std::memory_order_relaxed); }
     } waiting{orchestrator_waiting};
+    if (!run.aborted() && !recovering && schedule_in_a_sleeping_place()) return;
     if (!run.aborted() &&
         detail::Parker::spin_until([&] { return engine.progress.is_drained(); }, end_of_run_polls))
         return;
@@ -109,6 +110,29 @@ void Runtime::Impl::abort_run() {
     // when the schedulers are what stalled (ready but not dispatched).
     engine.cancel_queued(orchestrator_ctx);
     finish_orchestrator_completions();
+}
+
+bool Runtime::Impl::schedule_in_a_sleeping_place() {
+    // end_run raised its hint when the orchestrator should take the end of the run (the awake schedulers
+    // stand aside while it is up, Scheduler::stand_aside); it comes down before the seat goes back, or at
+    // once if no scheduler sleeps (the host has a CPU for each).
+    if (!helps_at_end || !engine.progress.orchestrator_scheduling()) return false;
+    struct Lowered {
+        detail::RunProgress& progress;
+        ~Lowered() { progress.set_orchestrator_scheduling(false); }
+    };
+    for (std::uint32_t i = 0; i < schedulers.size(); ++i) {
+        if (!engine.wake.try_borrow_seat(i)) continue;
+        struct Lent {
+            detail::WakeUps& wake;
+            std::uint32_t index;
+            ~Lent() { wake.return_seat(index); }
+        } lent{engine.wake, i};
+        const Lowered lowered{engine.progress};
+        return schedulers[i]->help_until_drained();
+    }
+    engine.progress.set_orchestrator_scheduling(false);
+    return false;
 }
 
 void Runtime::Impl::quiesce_schedulers() {

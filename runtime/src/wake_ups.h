@@ -86,6 +86,52 @@ class WakeUps {
         return thread_count_ - sleeping_.load(std::memory_order_relaxed) > awake_limit_;
     }
 
+    // ---- Seats
+    //
+    // A scheduler's seat is the right to run passes over its clusters with its state. Its thread holds it
+    // while awake and offers it while asleep; the orchestrator, done orchestrating, may borrow an offered
+    // seat and run that scheduler's passes itself (Scheduler::help_until_drained). A thread that wakes
+    // while its seat is lent waits for it to come back. The acquire / release on the seat word is what
+    // hands the scheduler's private state (statistics, pass buffers) from one thread to the other.
+
+    /// offer_seat: scheduler `index` is about to sleep; its state is left as the next pass expects it.
+    void offer_seat(std::uint32_t index) { seats_[index].state.store(kOffered, std::memory_order_release); }
+    /// reclaim_seat: scheduler `index` woke; true if it holds its seat again, false if the seat is lent (the
+    /// thread then waits for seat_returned, and return_seat will wake it).
+    [[nodiscard]] bool reclaim_seat(std::uint32_t index) {
+        std::uint32_t expected = kOffered;
+        if (seats_[index].state.compare_exchange_strong(expected, kHeld, std::memory_order_acquire))
+            return true;
+        expected = kLent;
+        // seq_cst: pairs with return_seat's exchange, so either it sees kWanted and wakes the thread or the
+        // thread's park re-check sees the seat offered again (Parker protocol).
+        seats_[index].state.compare_exchange_strong(expected, kWanted, std::memory_order_seq_cst);
+        return false;
+    }
+    /// seat_returned: the lent seat of scheduler `index` came back (its thread may reclaim it).
+    [[nodiscard]] bool seat_returned(std::uint32_t index) const {
+        return seats_[index].state.load(std::memory_order_seq_cst) == kOffered;
+    }
+    /// try_borrow_seat: the orchestrator takes the seat of scheduler `index` if its thread is asleep.
+    [[nodiscard]] bool try_borrow_seat(std::uint32_t index) {
+        std::uint32_t expected = kOffered;
+        return seats_[index].state.compare_exchange_strong(expected, kLent, std::memory_order_acquire);
+    }
+    /// return_seat: gives a borrowed seat back, waking its thread if it woke meanwhile and waits for it.
+    void return_seat(std::uint32_t index) {
+        if (seats_[index].state.exchange(kOffered, std::memory_order_seq_cst) == kWanted)
+            scheduler_parkers_[index]->unpark();
+    }
+    /// is_held: scheduler `index`'s thread holds its seat (it is awake).
+    [[nodiscard]] bool is_held(std::uint32_t index) const {
+        return seats_[index].state.load(std::memory_order_relaxed) == kHeld;
+    }
+    /// is_lent: the orchestrator runs scheduler `index`'s passes now (its thread must not be woken for work).
+    [[nodiscard]] bool is_lent(std::uint32_t index) const {
+        const std::uint32_t s = seats_[index].state.load(std::memory_order_relaxed);
+        return s == kLent || s == kWanted;
+    }
+
     /// IdleCount: idle AIC and AIV cores.
     struct IdleCount {
         std::uint32_t aic = 0;
@@ -114,18 +160,28 @@ class WakeUps {
         std::atomic<std::uint32_t> aiv{0};
     };
 
-    /// wake_one_scheduler: unparks the first parked scheduler, if any is parked.
+    /// wake_one_scheduler: unparks the first parked scheduler whose seat is not lent, if any is parked (a
+    /// thread woken while the orchestrator holds its seat could only wait for it).
     bool wake_one_scheduler() {
-        for (auto& p : scheduler_parkers_)
-            if (p->unpark()) return true;
+        for (std::uint32_t i = 0; i < thread_count_; ++i)
+            if (!is_lent(i) && scheduler_parkers_[i]->unpark()) return true;
         return false;
     }
+
+    static constexpr std::uint32_t kHeld = 0;     // the thread's (awake)
+    static constexpr std::uint32_t kOffered = 1;  // the thread sleeps; the orchestrator may borrow it
+    static constexpr std::uint32_t kLent = 2;     // the orchestrator runs the scheduler's passes
+    static constexpr std::uint32_t kWanted = 3;   // lent, and the thread woke and waits for it
+    struct alignas(kFalseSharingRange) Seat {
+        std::atomic<std::uint32_t> state{kHeld};
+    };
 
     std::uint32_t thread_count_;
     std::uint32_t awake_limit_;
     bool wake_one_;
     std::vector<std::unique_ptr<Parker>> scheduler_parkers_;
     std::unique_ptr<IdleCores[]> idle_cores_;  // one per scheduler thread
+    std::unique_ptr<Seat[]> seats_;            // one per scheduler thread
     std::atomic<std::uint32_t> sleeping_{0};
     std::atomic<std::uint32_t> lingering_{0};
     Parker orchestrator_;
@@ -135,7 +191,8 @@ inline WakeUps::WakeUps(std::uint32_t scheduler_threads, std::uint32_t awake_lim
     : thread_count_(scheduler_threads),
       awake_limit_(awake_limit),
       wake_one_(wake_one),
-      idle_cores_(std::make_unique<IdleCores[]>(scheduler_threads)) {
+      idle_cores_(std::make_unique<IdleCores[]>(scheduler_threads)),
+      seats_(std::make_unique<Seat[]>(scheduler_threads)) {
     for (std::uint32_t i = 0; i < scheduler_threads; ++i)
         scheduler_parkers_.push_back(std::make_unique<Parker>());
 }

@@ -110,8 +110,7 @@ void Orchestrator::begin() {
 
 RunReport Orchestrator::finish(const RunOptions& options) {
     t_current = nullptr;
-    detail::TaskPort(runtime_).end_orchestration();
-    RunReport report = detail::TaskPort(runtime_).end_run();
+    RunReport report = detail::TaskPort(runtime_).end_run();  // ends the orchestration first
     forget_entries(state_->map.get());
     if (state_->checker) state_->checker->add_to(report);
     if (options.throw_on_kernel_failure && report.failed > 0) {
@@ -130,8 +129,7 @@ RunReport Orchestrator::finish(const RunOptions& options) {
 void Orchestrator::abandon() noexcept {
     t_current = nullptr;
     try {
-        detail::TaskPort(runtime_).end_orchestration();
-        (void)detail::TaskPort(runtime_).end_run();
+        (void)detail::TaskPort(runtime_).end_run();  // ends the orchestration first
     } catch (...) {
         // The orchestration function's exception is the one to report; the drain's (a stall) is secondary.
     }

@@ -62,6 +62,13 @@ struct RuntimeConfig {
     /// range 0..10^7. Ignored in serial mode and when the process may use only one CPU (the spin would
     /// hold back the orchestrator).
     std::uint32_t scheduler_linger_us = 100;
+    /// Concurrent mode, instant executor, two or more CPUs: when the orchestration function has returned
+    /// with most of the run still to do and the awake schedulers idle, the orchestrator thread schedules
+    /// the rest itself in the place of a sleeping scheduler thread (its clusters, its statistics), where
+    /// the tasks it just submitted are in cache, while the awake schedulers stand aside. The sleeping
+    /// thread stays asleep. Default true; ignored in serial mode (whose scheduling is measured on its own)
+    /// and with the timed and compute executors (their schedulers wait on kernels, not on dispatch work).
+    bool orchestrator_schedules_at_end = true;
 
     // ---- Capacities -------------------------------------------------------------------------------------
     /// Task window: tasks submitted but not yet retired. Power of two, 8..2^24. Default 4096.

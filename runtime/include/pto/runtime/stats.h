@@ -54,6 +54,9 @@ struct SchedulerStats {
     /// 1 if this thread was still awake after the previous run (RuntimeConfig::scheduler_linger_us) when
     /// this run began, so the run did not have to wake it; 0 otherwise
     std::uint64_t awake_at_run_start = 0;
+    /// passes the orchestrator thread ran in this thread's place while it slept, after the orchestration
+    /// function returned (RuntimeConfig::orchestrator_schedules_at_end); included in `loops`
+    std::uint64_t orchestrator_loops = 0;
     std::int64_t complete_ns = 0;
     std::int64_t dispatch_ns = 0;
     std::int64_t idle_ns = 0;
