@@ -72,6 +72,7 @@ nlohmann::json profile_runs(Workload& workload, const std::function<void()>& bod
                 total.parks += s.parks;
                 total.batch_waits += s.batch_waits;
                 total.awake_at_run_start += s.awake_at_run_start;
+                total.orchestrator_loops += s.orchestrator_loops;
                 total.complete_ns += s.complete_ns;
                 total.dispatch_ns += s.dispatch_ns;
                 total.idle_ns += s.idle_ns;
@@ -88,6 +89,10 @@ nlohmann::json profile_runs(Workload& workload, const std::function<void()>& bod
             {"batch_waits_per_run", runs == 0 ? 0.0 : static_cast<double>(total.batch_waits) / runs},
             {"awake_at_start_pct",
              runs == 0 ? 0.0 : 100.0 * static_cast<double>(total.awake_at_run_start) / runs},
+            {"orchestrator_loop_pct",
+             total.loops == 0
+                 ? 0.0
+                 : 100.0 * static_cast<double>(total.orchestrator_loops) / static_cast<double>(total.loops)},
             {"complete_ns_per_task", per_task(static_cast<double>(total.complete_ns), tasks)},
             {"dispatch_ns_per_task", per_task(static_cast<double>(total.dispatch_ns), tasks)},
             {"idle_ns_per_task", per_task(static_cast<double>(total.idle_ns), tasks)}};
@@ -111,9 +116,9 @@ void print_profile_table(std::ostream& out, const nlohmann::json& report) {
     out << "\norchestrator phases (ns per launch, median of the profiled runs) and scheduler loops\n";
     char header[256];
     std::snprintf(header, sizeof header,
-                  "%-16s  %-17s  %-9s  %7s  %7s  %7s  %7s  %7s  %7s  %7s  %10s  %6s  %9s  %9s  %9s  %7s",
+                  "%-16s  %-17s  %-9s  %7s  %7s  %7s  %7s  %7s  %7s  %7s  %10s  %6s  %9s  %9s  %9s  %7s  %6s",
                   "case", "mode", "tier", "copy", "ring", "lookup", "insert", "fanin", "scope", "other",
-                  "loops/task", "busy%", "tasks/bl", "parks/run", "waits/run", "awake%");
+                  "loops/task", "busy%", "tasks/bl", "parks/run", "waits/run", "awake%", "orch%");
     out << header << '\n';
     for (const nlohmann::json& r : report.at("results")) {
         if (!r.contains("profile")) continue;
@@ -132,7 +137,8 @@ void print_profile_table(std::ostream& out, const nlohmann::json& report) {
             << cell(sched.at("busy_loop_pct"), 6, 1) << "  " << cell(sched.at("tasks_per_busy_loop"), 9, 2)
             << "  " << cell(sched.at("parks_per_run"), 9, 1) << "  "
             << cell(sched.at("batch_waits_per_run"), 9, 1) << "  "
-            << cell(sched.at("awake_at_start_pct"), 7, 1) << '\n';
+            << cell(sched.at("awake_at_start_pct"), 7, 1) << "  "
+            << cell(sched.at("orchestrator_loop_pct"), 6, 1) << '\n';
     }
 }
 

@@ -21,7 +21,8 @@ namespace pto::bench {
 ///     function's own code and the scope layer's bookkeeping);
 ///   "schedulers": loop statistics of the concurrent runs, summed over threads and averaged over runs:
 ///     threads, loops_per_task, busy_loop_pct, tasks_per_busy_loop, parks_per_run, batch_waits_per_run,
-///     awake_at_start_pct, and complete / dispatch / idle ns per task.
+///     awake_at_start_pct, orchestrator_loop_pct (passes the orchestrator ran in a sleeping scheduler's
+///     place after its orchestration, % of all), and complete / dispatch / idle ns per task.
 [[nodiscard]] nlohmann::json profile_runs(Workload& workload, const std::function<void()>& body,
                                           RuntimeConfig serial, RuntimeConfig concurrent, std::uint32_t runs);
 

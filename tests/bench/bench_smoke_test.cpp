@@ -228,9 +228,13 @@ TEST_CASE("pto-bench --profile, --report and --plot add the phase profile and an
     const double awake_pct = profile.at("schedulers").at("awake_at_start_pct").get<double>();
     CHECK(awake_pct >= 0.0);
     CHECK(awake_pct <= 100.0);
+    const double orchestrator_pct = profile.at("schedulers").at("orchestrator_loop_pct").get<double>();
+    CHECK(orchestrator_pct >= 0.0);
+    CHECK(orchestrator_pct <= 100.0);
     const std::string text = pto::test::read_text(dir / "out.txt");
     CHECK(text.find("orchestrator phases") != std::string::npos);
     CHECK(text.find("awake%") != std::string::npos);
+    CHECK(text.find("orch%") != std::string::npos);
     CHECK(text.find("bound us") != std::string::npos);
     for (const char* file : {"r.json", "r.html", "r.svg"})
         CHECK(text.find("wrote " + (dir / file).string()) != std::string::npos);
