@@ -99,7 +99,8 @@ class RunProgress {
     std::atomic<std::uint64_t> submitted_total_{~0ull};
     std::atomic<std::uint64_t> record_sequence_{0};
     alignas(kFalseSharingRange) std::atomic<std::uint64_t> progress_epoch_{0};
-    // Own line: every completion reads it, the orchestrator writes it only around its waits.
+    // Own line: every completion reads it, the orchestrator writes it (and the two flags after it) only
+    // around its waits and at the end of its orchestration.
     alignas(kFalseSharingRange) std::atomic<std::uint32_t> awaited_slot_{kNoAwaitedSlot};
     std::atomic<bool> submission_ended_{false};  // end_submission was called this run
     std::atomic<bool> orchestrator_scheduling_{false};

@@ -54,9 +54,9 @@ struct Runtime::Impl {
     // The stall path (stall_path.cpp; finish_run in runtime.cpp): abort, drain, reap, and finishing a run
     // aborted earlier (RunState, Engine's DispatchControl and completion protocol, RunObserver, watchdog).
     void settle_run(bool recovering);
-    /// schedule_in_a_sleeping_place: after the orchestration (concurrent mode, instant executor, unless
-    /// RuntimeConfig::orchestrator_schedules_at_end is off), runs the passes of a sleeping scheduler on this
-    /// thread until the run drains (true) or they find nothing more to do (false).
+    /// schedule_in_a_sleeping_place: if end_run raised its hint (helps_at_end and should_schedule_the_end),
+    /// runs the passes of a sleeping scheduler on this thread until the run drains (true) or they find
+    /// nothing more to do (false).
     bool schedule_in_a_sleeping_place();
     /// should_schedule_the_end: whether the orchestrator should take the end of the run (a hint): at most
     /// half of its tasks ended, and every scheduler awake idles in its batch wait.
