@@ -13,7 +13,7 @@
 
 #include "host_cpus.h"
 #include "parker.h"
-#include "pto/scope/orchestration.h"
+#include "runtime_impl.h"
 #include "support/cpu_affinity.h"
 #include "wake_ups.h"
 
@@ -23,11 +23,10 @@ using pto::detail::WakeUps;
 
 namespace {
 
-/// park_for_a_minute: what a sleeping scheduler does, on `parker`, until unparked (the minute is only a
-/// guard: every check below is made while the thread sleeps or right after it was woken).
+/// park_for_a_minute: what a sleeping scheduler does, once, on `parker`, until unparked (the minute is only
+/// a guard: every check below is made while the thread sleeps or right after it was woken).
 void park_for_a_minute(Parker& parker, const std::atomic<bool>& done) {
-    while (!done.load())
-        parker.park_until([&] { return done.load(); }, Parker::Clock::now() + std::chrono::minutes(1));
+    parker.park_until([&] { return done.load(); }, Parker::Clock::now() + std::chrono::minutes(1));
 }
 
 void wait_until_asleep(Parker& parker) {
@@ -120,43 +119,62 @@ TEST_CASE("a push wakes a sleeping scheduler whose seat is not lent", "[runtime]
     wake.return_seat(0);
 }
 
-TEST_CASE(
-    "the orchestrator schedules in a sleeping thread's place after its orchestration, concurrent "
-    "instant runs only",
-    "[runtime][seat]") {
-    // On two CPUs at most one of three schedulers is kept awake, so at the end of a short orchestration (well
-    // within one batch wait, so most of the run is still to do and the awake scheduler idles) a
-    // sleeping one is there to take the place of (a thread may be awake for a moment at its park's
-    // deadline, so only "some of ten runs" is certain). Not on one CPU, where the awake scheduler standing
-    // aside would spin on the orchestrator's CPU. Every run completes every task either way.
-    constexpr FuncId kTask{0};
-    const auto orchestrator_loops = [&](OrchestrationMode mode, Executor executor, bool helps) {
+TEST_CASE("the orchestrator takes a sleeping scheduler's place only in concurrent instant runs on two CPUs",
+          "[runtime][seat][white-box]") {
+    const auto helps = [](OrchestrationMode mode, Executor executor, bool knob) {
         RuntimeConfig config;
         config.orchestration = mode;
         config.executor = executor;
-        config.timed_scale = 0.001;
+        config.orchestrator_schedules_at_end = knob;
+        return Runtime::Impl(config).helps_at_end;
+    };
+    CHECK(helps(OrchestrationMode::Concurrent, Executor::Instant, true) == (pto::detail::usable_cpus() > 1));
+    CHECK_FALSE(helps(OrchestrationMode::Concurrent, Executor::Instant, false));
+    CHECK_FALSE(helps(OrchestrationMode::Serial, Executor::Instant, true));
+    CHECK_FALSE(helps(OrchestrationMode::Concurrent, Executor::Timed, true));
+    CHECK_FALSE(helps(OrchestrationMode::Concurrent, Executor::Compute, true));
+    const pto::test::OneCpu one_cpu;  // the scheduler standing aside would spin on the orchestrator's CPU
+    REQUIRE(one_cpu.pinned());
+    CHECK_FALSE(helps(OrchestrationMode::Concurrent, Executor::Instant, true));
+}
+
+TEST_CASE("the orchestrator schedules the end of a run in a sleeping scheduler's place",
+          "[runtime][seat][white-box]") {
+    // A run that leaves everything to its end: the root is an alloc task (complete when submitted) and the
+    // open scope stages every edge until end_run flushes them, so no task is ready during the
+    // orchestration; end_run comes once every scheduler sleeps, whatever the speed of the host. The flush
+    // wakes at most one (two CPUs: one awake), so a sleeping one is left to take the place of. Every run
+    // completes every task, each subtask once, whoever dispatched it.
+    const auto orchestrator_loops = [](bool knob) {
+        RuntimeConfig config;
         config.scheduler_threads = 3;
         config.window_tasks = 1024;
-        config.orchestrator_schedules_at_end = helps;
-        Runtime rt(config);
-        rt.register_kernel(kTask, KernelInfo{"task", 1.0});
+        config.orchestrator_schedules_at_end = knob;
+        Runtime::Impl rt(config);
+        const TensorCreateInfo scratch(DataType::F32, {16});
         std::uint64_t loops = 0;
         for (int run = 0; run < 10; ++run) {
-            const RunReport r = pto::run(rt, [&] {
-                std::vector<TaskId> layer;
-                for (int l = 0; l < 20; ++l) {
-                    PTO2_SCOPE(MANUAL) {
-                        std::vector<TaskId> next;
-                        for (std::uint32_t w = 0; w < 8; ++w) {
-                            Args args;
-                            args.set_dependencies(layer).block_num(1 + w % 4);
-                            next.push_back(submit_aiv(kTask, args).task_id());
-                        }
-                        layer = next;
-                    }
+            rt.begin_run();
+            std::vector<TaskId> layer{rt.submit_alloc({&scratch, 1}, /*scoped=*/true)};
+            for (int l = 0; l < 20; ++l) {
+                std::vector<TaskId> next;
+                for (std::uint32_t w = 0; w < 8; ++w) {
+                    TaskSpec spec;
+                    spec.core = CoreType::AIV;
+                    spec.block_num = 1 + w % 4;
+                    next.push_back(rt.submit(spec, layer, /*scoped=*/true));
                 }
-            });
-            REQUIRE(r.submitted == 160);
+                layer = next;
+            }
+            const auto asleep = [&] {
+                for (std::uint32_t i = 0; i < config.scheduler_threads; ++i)
+                    if (rt.engine.wake.is_held(i)) return false;
+                return true;
+            };
+            while (!asleep())
+                std::this_thread::yield();
+            const RunReport r = rt.end_run();
+            REQUIRE(r.submitted == 161);
             REQUIRE(r.completed == r.submitted);
             REQUIRE(r.failed + r.cancelled == 0);
             std::uint64_t subtasks = 0;
@@ -165,18 +183,10 @@ TEST_CASE(
                 CHECK(s.orchestrator_loops <= s.loops);
                 subtasks += s.subtasks_completed;
             }
-            CHECK(subtasks == r.subtasks);  // each subtask ran once, whoever dispatched it
+            CHECK(subtasks == r.subtasks);
         }
         return loops;
     };
-    if (pto::detail::usable_cpus() > 1)
-        CHECK(orchestrator_loops(OrchestrationMode::Concurrent, Executor::Instant, true) >= 1);
-    {
-        const pto::test::OneCpu one_cpu;
-        REQUIRE(one_cpu.pinned());
-        CHECK(orchestrator_loops(OrchestrationMode::Concurrent, Executor::Instant, true) == 0);
-    }
-    CHECK(orchestrator_loops(OrchestrationMode::Concurrent, Executor::Instant, false) == 0);
-    CHECK(orchestrator_loops(OrchestrationMode::Serial, Executor::Instant, true) == 0);
-    CHECK(orchestrator_loops(OrchestrationMode::Concurrent, Executor::Timed, true) == 0);
+    if (pto::detail::usable_cpus() > 1) CHECK(orchestrator_loops(true) >= 1);
+    CHECK(orchestrator_loops(false) == 0);
 }
