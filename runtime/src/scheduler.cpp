@@ -394,18 +394,15 @@ void Scheduler::loop() {
                 engine_.wake.wake_orchestrator();
                 if (wait_for_next_run()) continue;
             }
-            Parker& parker = engine_.wake.scheduler_parker(index_);
             // Counted asleep like an idle park: once dispatch is enabled, a push wakes this thread only if
             // the awake ones are too few (WakeUps::wake_sleeping_schedulers).
             sleep_in_seat([&] {
-                engine_.wake.enter_sleep();
-                parker.park_until(
+                sleep_until(
                     [&] {
                         return engine_.control.shutting_down(std::memory_order_seq_cst) ||
                                engine_.control.dispatch_enabled(std::memory_order_seq_cst);
                     },
                     Parker::Clock::now() + kIdleParkLimit);
-                engine_.wake.leave_sleep();
             });
             continue;
         }
@@ -610,16 +607,23 @@ void Scheduler::sleep_in_seat(Sleep&& sleep) {
     sleep();
     while (!engine_.wake.reclaim_seat(index_)) {
         // Lent: the orchestrator runs this scheduler's passes until the run drains; it wakes this thread
-        // when it gives the seat back. Counted asleep meanwhile, like any park.
-        engine_.wake.enter_sleep();
-        engine_.wake.scheduler_parker(index_).park_until(
+        // when it gives the seat back.
+        sleep_until(
             [&] {
                 return engine_.wake.seat_returned(index_) ||
                        engine_.control.shutting_down(std::memory_order_seq_cst);
             },
             Parker::Clock::now() + kIdleParkLimit);
-        engine_.wake.leave_sleep();
     }
+}
+
+template <class Check>
+void Scheduler::sleep_until(Check&& check, Parker::Clock::time_point deadline) {
+    // Pairs with the fence in WakeUps::wake_sleeping_schedulers (a pusher either sees this count or this
+    // thread's check sees its push).
+    engine_.wake.enter_sleep();
+    engine_.wake.scheduler_parker(index_).park_until(std::forward<Check>(check), deadline);
+    engine_.wake.leave_sleep();
 }
 
 bool Scheduler::help_until_drained() {
@@ -673,10 +677,7 @@ void Scheduler::park(bool timed_cores_busy) {
             std::chrono::nanoseconds(std::max<std::int64_t>(0, earliest_end_ns() - now_ns()));
         deadline = std::min(deadline, Parker::Clock::now() + until_end);
     }
-    // Pairs with the fence in WakeUps::wake_sleeping_schedulers (a pusher either sees this count or this
-    // thread's check below sees its push).
-    engine_.wake.enter_sleep();
-    engine_.wake.scheduler_parker(index_).park_until(
+    sleep_until(
         [&] {
             if (engine_.control.shutting_down(std::memory_order_seq_cst) ||
                 !engine_.control.dispatch_enabled(std::memory_order_seq_cst) || !engine_.ready.all_empty())
@@ -687,7 +688,6 @@ void Scheduler::park(bool timed_cores_busy) {
             return false;
         },
         deadline);
-    engine_.wake.leave_sleep();
 }
 
 }  // namespace pto::detail

@@ -124,6 +124,10 @@ class Scheduler {
     /// the seat back, first waiting for the orchestrator to return it if it borrowed it meanwhile.
     template <class Sleep>
     void sleep_in_seat(Sleep&& sleep);
+    /// sleep_until: parks on this thread's parker until check() holds, an unpark or `deadline`, counted
+    /// asleep meanwhile (WakeUps::enter_sleep / leave_sleep).
+    template <class Check>
+    void sleep_until(Check&& check, Parker::Clock::time_point deadline);
     [[nodiscard]] std::int64_t now_ns() const;
     [[nodiscard]] std::span<ClusterState> clusters() const { return {clusters_.get(), cluster_count_}; }
     std::uint64_t next_random();
