@@ -41,7 +41,7 @@ void Runtime::Impl::settle_run(bool recovering) {
         std::atomic<bool>& flag;
         ~WaitingFlag() { flag.store(false, std::memory_order_relaxed); }
     } waiting{orchestrator_waiting};
-    if (!run.aborted() && !recovering && schedule_in_a_sleeping_place()) return;
+    if (!recovering && schedule_in_a_sleeping_place()) return;
     if (!run.aborted() &&
         detail::Parker::spin_until([&] { return engine.progress.is_drained(); }, end_of_run_polls))
         return;
@@ -113,14 +113,16 @@ void Runtime::Impl::abort_run() {
 }
 
 bool Runtime::Impl::schedule_in_a_sleeping_place() {
-    // end_run raised its hint when the orchestrator should take the end of the run (the awake schedulers
-    // stand aside while it is up, Scheduler::stand_aside); it comes down before the seat goes back, or at
-    // once if no scheduler sleeps (the host has a CPU for each).
-    if (!helps_at_end || !engine.progress.orchestrator_scheduling()) return false;
+    // end_run raised its hint when the orchestrator should take the end of the run; the awake schedulers
+    // stand aside while it is up (Scheduler::stand_aside), so it comes down on every way out: once the
+    // seat is back, at once if the run was aborted meanwhile (the schedulers cancel what is queued) or if
+    // no scheduler sleeps (the host has a CPU for each).
+    if (!engine.progress.orchestrator_scheduling()) return false;
     struct Lowered {
         detail::RunProgress& progress;
         ~Lowered() { progress.set_orchestrator_scheduling(false); }
-    };
+    } lowered{engine.progress};
+    if (run.aborted()) return false;
     for (std::uint32_t i = 0; i < schedulers.size(); ++i) {
         if (!engine.wake.try_borrow_seat(i)) continue;
         struct Lent {
@@ -128,10 +130,8 @@ bool Runtime::Impl::schedule_in_a_sleeping_place() {
             std::uint32_t index;
             ~Lent() { wake.return_seat(index); }
         } lent{engine.wake, i};
-        const Lowered lowered{engine.progress};
         return schedulers[i]->help_until_drained();
     }
-    engine.progress.set_orchestrator_scheduling(false);
     return false;
 }
 
