@@ -233,20 +233,13 @@ RunReport Runtime::Impl::end_run() {
         refuse_call("end_run");
     }
     // Only when every awake scheduler idles in a batch wait and most of the run is still to do
-    // (should_schedule_the_end): the orchestrator then schedules it where it is in cache
-    // (schedule_in_a_sleeping_place, which lowers the hint again; the guard only covers an exception
-    // before it). A scheduler at work keeps the rest (taking tasks beside it measured slower than leaving
-    // them to it). Raised before the end of submission lets the waiting schedulers go, so they stand aside
-    // rather than race the orchestrator to the tasks.
-    struct SchedulingHint {
-        detail::RunProgress& progress;
-        bool raised;
-        ~SchedulingHint() {
-            if (raised) progress.set_orchestrator_scheduling(false);
-        }
-    } hint{engine.progress,
-           helps_at_end && run.is_orchestrating() && !run.aborted() && should_schedule_the_end()};
-    if (hint.raised) engine.progress.set_orchestrator_scheduling(true);
+    // (should_schedule_the_end): the orchestrator then schedules it where it is in cache. A scheduler at
+    // work keeps the rest (taking tasks beside it measured slower than leaving them to it). Raised before
+    // the end of submission lets the waiting schedulers go, so they stand aside rather than race the
+    // orchestrator to the tasks. settle_run below lowers it first thing, on every way out
+    // (schedule_in_a_sleeping_place); a new run starts with it down (RunProgress::start_run).
+    if (helps_at_end && run.is_orchestrating() && !run.aborted() && should_schedule_the_end())
+        engine.progress.set_orchestrator_scheduling(true);
     end_orchestration();
     // Scope holds the orchestration function left behind (only possible without the scope layer).
     window.release_all_scopes();
