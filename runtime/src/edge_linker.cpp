@@ -20,11 +20,16 @@ bool EdgeLinker::remembers(std::span<const TaskId> producers, std::uint64_t run_
 
 std::uint32_t EdgeLinker::select_long(TaskId id, std::uint32_t slot, std::span<const TaskId> producers,
                                       const TaskWindow& window, TaskSlot& consumer, EdgePool& edges,
-                                      OrchestratorStats& stats, bool known_remembered) {
+                                      OrchestratorStats& stats, bool known_remembered, bool may_bundle) {
     if (producers.size() > kMaxRemembered)
         return select<false>(id, slot, producers, window, consumer, edges, stats);
-    if ((known_remembered || remembers(producers, window.run_first_id())) && remembered_still_holds(window))
+    if ((known_remembered || remembers(producers, window.run_first_id())) && remembered_still_holds(window)) {
+        // Only consumers that hold no reference share nodes: a reference is dropped through the consumer's
+        // own edge nodes.
+        if (may_bundle && !remembered_holds_ && remembered_staged_ >= kMinBundled)
+            return stage_bundled(slot, consumer, edges, stats);
         return stage_remembered(slot, consumer, edges, stats);
+    }
     return select<true>(id, slot, producers, window, consumer, edges, stats);
 }
 
@@ -58,6 +63,8 @@ std::uint32_t EdgeLinker::select(TaskId id, std::uint32_t slot, std::span<const 
     std::uint32_t to_retired = 0;
     bool cancels = false;
     std::uint32_t all_unreferenced = kUnreferenced;
+    // A new list to remember: a bundle of the old one is complete.
+    if constexpr (kRemember) close_bundle(edges);
     for (TaskId p : producers) {
         if (p.value < retired_before) {
             ++stats.edges_to_retired;
@@ -119,7 +126,55 @@ std::uint32_t EdgeLinker::stage_remembered(std::uint32_t slot, TaskSlot& consume
     return staged;
 }
 
+std::uint32_t EdgeLinker::stage_bundled(std::uint32_t slot, TaskSlot& consumer, EdgePool& edges,
+                                        OrchestratorStats& stats) {
+    if (remembered_cancels_) [[unlikely]]
+        consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
+    const std::uint32_t staged = remembered_staged_;
+    const std::uint64_t member_counter = edges.head();
+    EdgePool::Appender nodes(edges);
+    const std::uint32_t tag = nodes.next() + 1;
+    EdgeNode& member = nodes.node(tag - 1);
+    member.producer_slot = kUnreferenced;  // never read: a member holds no reference
+    member.consumer_slot = slot;
+    member.next = 0;
+    if (bundle_first_ == 0) {
+        // This consumer opens the bundle: each producer gets one node for all its members.
+        bundle_first_ = tag;
+        bundle_members_ = 0;
+        bundle_fanout_begin_ = member_counter + 1;
+        bundle_fanout_count_ = staged;
+        Staging* const staging = staging_.get();
+        const std::uint32_t* const remembered = remembered_slots_.get();
+        for (std::uint32_t i = 0; i < staged; ++i) {
+            const std::uint32_t ps = remembered[i];
+            stage_one(staging[ps], ps, kBundleNode | tag, nodes);
+        }
+    } else {
+        nodes.node(bundle_last_ - 1).next = tag;
+    }
+    bundle_last_ = tag;
+    ++bundle_members_;
+    nodes.commit();
+    staged_edges_ += staged;  // the edges it stands for: the flush bound stays what it was
+    stats.edges_to_retired += remembered_to_retired_;
+    stats.edges_duplicate += remembered_size_ - staged - remembered_to_retired_;
+    return staged;
+}
+
+void EdgeLinker::close_bundle(const EdgePool& edges) {
+    if (bundle_first_ == 0) return;
+    // Each fanout node stands for bundle_members_ edges, and `count` counted it as one.
+    if (const std::uint32_t extra = bundle_members_ - 1; extra != 0) {
+        for (std::uint32_t k = 0; k < bundle_fanout_count_; ++k)
+            staging_[edges.at(bundle_fanout_begin_ + k).producer_slot & ~kUnreferenced].extra += extra;
+    }
+    bundle_first_ = 0;
+}
+
 void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats& stats, bool profile) {
+    // First: no member may join a bundle once its fanout nodes are published below.
+    close_bundle(engine.edges);
     if (staged_producer_count_ == 0) return;
     PhaseTimer timer(profile, stats.fanin_ns);
     for (std::uint32_t i = 0; i < staged_producer_count_; ++i) {
@@ -149,9 +204,9 @@ void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats
                     const EdgeNode& node = engine.edges.node(e - 1);
                     e = node.next;
                     // What the producer's completer would have done, had the consumer been linked in time.
-                    engine.release_consumer(node.consumer_slot, failed, ctx);
+                    engine.release_fanout(node, failed, ctx);
                 }
-                stats.edges_to_completed += producer.count;
+                stats.edges_to_completed += producer.count + producer.extra;
                 break;
             }
             tail.next = link_head(word);
@@ -160,11 +215,11 @@ void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats
             // with its acquire close.
             if (link.compare_exchange_weak(word, pushed, std::memory_order_acq_rel,
                                            std::memory_order_acquire)) {
-                stats.edges_linked += producer.count;
+                stats.edges_linked += producer.count + producer.extra;
                 break;
             }
         }
-        producer.head = producer.tail = producer.count = 0;
+        producer.head = producer.tail = producer.count = producer.extra = 0;
         ++stats.link_flushes;
     }
     staged_producer_count_ = 0;

@@ -26,6 +26,13 @@ struct EdgeNode {
 /// slots, so the bit is never part of a slot.
 inline constexpr std::uint32_t kUnreferenced = 1u << 31;
 
+/// kBundleNode: set in EdgeNode::consumer_slot of a fanout node that stands for a bundle (EdgeLinker,
+/// "Bundles"): consumers that named one long producer list, released together. The rest of the field is 1 +
+/// the index of the bundle's first member node; each member node holds one consumer in consumer_slot and 1 +
+/// the index of the next member in `next` (0 ends the bundle). Edge pools have at most 2^26 nodes, so the
+/// bit is never part of an index.
+inline constexpr std::uint32_t kBundleNode = 1u << 31;
+
 /// EdgePool: ring of EdgeNodes addressed by a running 64-bit counter; index = counter & mask.
 /// Orchestrator thread only, except that completers read nodes published to them.
 class EdgePool {

@@ -79,7 +79,7 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
     for (std::uint32_t e = link_head(word); e != 0;) {
         const EdgeNode& node = edges.node(e - 1);
         const std::uint32_t next = node.next;
-        release_consumer(node.consumer_slot, cancel_consumers, ctx);
+        release_fanout(node, cancel_consumers, ctx);
         e = next;
     }
 
@@ -98,6 +98,17 @@ void Engine::end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ct
     // seq_cst close above precedes this seq_cst load (see "The awaited slot" in run_progress.h).
     if (progress.is_awaited(slot)) [[unlikely]]
         wake.wake_orchestrator();
+}
+
+void Engine::release_bundle(std::uint32_t first, bool cancel, CompletionContext& ctx) {
+    // A member waits for every producer of its bundle, this one included, so it cannot retire (freeing its
+    // node) before this walk released it: each node is read, its successor included, before that.
+    for (std::uint32_t e = first; e != 0;) {
+        const EdgeNode& member = edges.node(e - 1);
+        const std::uint32_t next = member.next;
+        release_consumer(member.consumer_slot, cancel, ctx);
+        e = next;
+    }
 }
 
 void Engine::release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx) {

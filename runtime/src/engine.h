@@ -91,6 +91,16 @@ class Engine {
     /// that takes its fanin to zero makes it ready. Completers call it per consumer; the orchestrator for
     /// consumers it links to a producer that had already completed.
     void release_consumer(std::uint32_t consumer, bool cancel, CompletionContext& ctx);
+    /// release_fanout: what one node of a completed producer's fanout list stands for: its consumer, or every
+    /// member of a bundle (kBundleNode), released in turn. Each member node is read before its consumer is
+    /// released, which keeps it valid (see end_task).
+    void release_fanout(const EdgeNode& node, bool cancel, CompletionContext& ctx) {
+        if ((node.consumer_slot & kBundleNode) == 0) [[likely]] {
+            release_consumer(node.consumer_slot, cancel, ctx);
+            return;
+        }
+        release_bundle(node.consumer_slot & ~kBundleNode, cancel, ctx);
+    }
     /// apply_releases: applies and empties ctx.releases (each consumer's fanin lowered by its count at once),
     /// then ends what that cancelled, as complete_task does.
     void apply_releases(CompletionContext& ctx);
@@ -116,6 +126,8 @@ class Engine {
 
   private:
     void end_task(std::uint32_t slot, Outcome outcome, CompletionContext& ctx);
+    /// release_bundle: releases the members of the bundle whose first member node is `first` - 1.
+    void release_bundle(std::uint32_t first, bool cancel, CompletionContext& ctx);
 };
 
 }  // namespace pto::detail

@@ -113,9 +113,13 @@ TaskId Runtime::Impl::submit_as(const TaskSpec& spec, std::span<const TaskId> pr
     if (!remembered) validate_producers(producers, id, spec);
 
     check_heap_need(heap_need.reserve_bytes(), id, &spec);
+    // In a scope, whose links are flushed at its end, a long list may put the task in a bundle (EdgeLinker,
+    // "Bundles"), whose first member takes a node more than its edges. Outside one, every submit flushes,
+    // and a bundle would close with its first member.
+    const bool may_bundle = scoped && detail::EdgeLinker::may_bundle(producers, engine.edges);
     {
         PhaseTimerIf<kObserved> timer(config.profile_orchestrator, stats.ring_alloc_ns);
-        reserve(1, producers.size(), heap_need.reserve_bytes(), argument_bytes(spec));
+        reserve(1, producers.size() + (may_bundle ? 1 : 0), heap_need.reserve_bytes(), argument_bytes(spec));
     }
 
     const std::uint32_t slot = init_slot_as<kObserved>(spec, id, scoped, heap_need.total != 0);
@@ -124,13 +128,16 @@ TaskId Runtime::Impl::submit_as(const TaskSpec& spec, std::span<const TaskId> pr
         // Ends before flush_links, which times itself into the same counter.
         PhaseTimerIf<kObserved> timer(config.profile_orchestrator, stats.fanin_ns);
         const std::uint64_t edge_begin = engine.edges.head();
-        const std::uint32_t expected =
-            linker.select_and_stage(id, slot, producers, window, t, engine.edges, stats, remembered);
+        const std::uint32_t expected = linker.select_and_stage(id, slot, producers, window, t, engine.edges,
+                                                               stats, remembered, may_bundle);
+        const std::uint64_t edge_end = engine.edges.head();
         // Every field is written before the first link publishes the slot (see "The fanin counter").
         t.fanin_pending.store(static_cast<std::int32_t>(expected), std::memory_order_relaxed);
         t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
-        t.fanin_edge_count = expected;
-        window.set_marks(slot, detail::RingMarks{edge_begin + expected, heap.head(), engine.args.head()});
+        // Only a bundle member takes other than one node per edge; its nodes do not name its producers.
+        const bool bundled = edge_end - edge_begin != expected;
+        t.fanin_edge_count = bundled ? 0 : expected;
+        window.set_marks(slot, detail::RingMarks{edge_end, heap.head(), engine.args.head()});
         window.commit(1);
         count_submit(spec);
         recorder.task(spec, id, producers);

@@ -90,7 +90,9 @@ struct alignas(kCacheLine) TaskSlot {
     Shape shape;
     std::uint16_t block_num;
     FuncId funcs[3];
-    std::uint32_t fanin_edge_begin;  // this task's linked producers: edge nodes [begin, begin+count)
+    // This task's linked producers: edge nodes [begin, begin+count). A bundle member (EdgeLinker) has none
+    // of its own: count 0, and it holds no reference.
+    std::uint32_t fanin_edge_begin;
     std::uint32_t fanin_edge_count;
     bool holds_references;  // one of those producers allocated outputs: it holds a reference on it
     std::uint16_t static_consumer_count;  // template-internal consumers, as offsets from this task's id

@@ -28,6 +28,9 @@ struct RandomDagOptions {
     std::uint32_t reach = 16;  // deps come from the previous `reach` nodes
     double dependency_only_share = 0.05;
     double mix_share = 0.15;
+    /// Share of nodes that name exactly the producer list of the node before them (as graph code does
+    /// for every launch of a stage after all of the previous one): such consumers may share a bundle.
+    double repeat_share = 0.0;
 };
 
 inline std::vector<RandomNode> random_dag(std::uint64_t seed, const RandomDagOptions& o) {
@@ -48,6 +51,10 @@ inline std::vector<RandomNode> random_dag(std::uint64_t seed, const RandomDagOpt
         n.block_num =
             n.kind == TaskKind::Kernel ? 1 + static_cast<std::uint32_t>(rng() % o.max_block_num) : 1;
         if (i == 0) continue;
+        if (o.repeat_share > 0.0 && unit(rng) < o.repeat_share) {
+            n.deps = nodes[i - 1].deps;
+            continue;
+        }
         const std::uint32_t fanin = static_cast<std::uint32_t>(rng() % (o.max_fanin + 1));
         for (std::uint32_t k = 0; k < fanin; ++k) {
             const std::uint32_t back = 1 + static_cast<std::uint32_t>(rng() % std::min(i, o.reach));
