@@ -228,8 +228,8 @@ void Runtime::Impl::check_plan_for_run(const detail::InstancePlan& plan, TaskId 
     plan.mark_checked(detail::PlanCheckKey{}, run_token);
 }
 
-std::uint64_t Runtime::Impl::validate_planned(const detail::InstancePlan& plan,
-                                              const detail::InstanceInputs& in, TaskId first) {
+Runtime::Impl::BoundaryEdges Runtime::Impl::validate_planned(const detail::InstancePlan& plan,
+                                                             const detail::InstanceInputs& in, TaskId first) {
     if (!plan.checked_in(run_token)) [[unlikely]]
         check_plan_for_run(plan, first);
     if (in.tensor_slots.size() != plan.tensor_slot_count() ||
@@ -244,22 +244,23 @@ std::uint64_t Runtime::Impl::validate_planned(const detail::InstancePlan& plan,
             throw_bad_slot_view(plan, slot, v);
     }
     // External producers must precede the whole instance.
-    std::uint64_t edge_nodes = 0;
+    BoundaryEdges boundary;
     const std::span<const std::uint32_t> external_nodes = plan.external_nodes();
     for (std::uint32_t b = 0; b < external_nodes.size(); ++b) {
         const std::span<const TaskId> producers = in.external_producers[b];
         if (!all_precede(producers, first)) [[unlikely]]  // named with the instance's first task
             throw_bad_producer(producers, first, detail::spec_of(plan.nodes()[external_nodes[b]]));
-        edge_nodes += producers.size();
+        boundary.edges += producers.size();
+        boundary.long_lists += producers.size() >= detail::EdgeLinker::kMinBundled ? 1 : 0;
     }
-    if (edge_nodes > engine.edges.capacity()) [[unlikely]]
+    if (boundary.edges > engine.edges.capacity()) [[unlikely]]
         detail::throw_error(ErrorCode::CapacityExhausted,
                             plan.owner() + ": an instance starting at task " + std::to_string(first.value) +
-                                " needs " + std::to_string(edge_nodes) +
+                                " needs " + std::to_string(boundary.edges) +
                                 " boundary edges, more than the edge pool holds: raise "
                                 "RuntimeConfig::edge_capacity (" +
                                 std::to_string(config.edge_capacity) + ")");
-    return edge_nodes;
+    return boundary;
 }
 
 }  // namespace pto

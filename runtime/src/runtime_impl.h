@@ -97,11 +97,17 @@ struct Runtime::Impl {
     /// only what the instance binds and returns its boundary edge count (instance_validation.cpp).
     TaskId submit_planned(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
                           bool scoped);
-    std::uint64_t validate_planned(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
+    /// BoundaryEdges: a planned instance's boundary edges, and how many of its boundary lists are long
+    /// enough for a bundle (each may take a node more, EdgeLinker "Bundles").
+    struct BoundaryEdges {
+        std::uint64_t edges = 0;
+        std::uint64_t long_lists = 0;
+    };
+    BoundaryEdges validate_planned(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
                                    TaskId first);
     void check_plan_for_run(const detail::InstancePlan& plan, TaskId first);
     void init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
-                            TaskId first, bool scoped);
+                            TaskId first, bool scoped, bool may_bundle);
     void release_scope(TaskId begin, TaskId end);
     /// FinishedCount: when the tasks that ended on the orchestrator (alloc tasks, tasks cancelled at
     /// submission) join the run's finished count. Counting is a locked add on the line every scheduler

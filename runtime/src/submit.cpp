@@ -134,9 +134,7 @@ TaskId Runtime::Impl::submit_as(const TaskSpec& spec, std::span<const TaskId> pr
         // Every field is written before the first link publishes the slot (see "The fanin counter").
         t.fanin_pending.store(static_cast<std::int32_t>(expected), std::memory_order_relaxed);
         t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
-        // Only a bundle member takes other than one node per edge; its nodes do not name its producers.
-        const bool bundled = edge_end - edge_begin != expected;
-        t.fanin_edge_count = bundled ? 0 : expected;
+        t.fanin_edge_count = expected;
         window.set_marks(slot, detail::RingMarks{edge_end, heap.head(), engine.args.head()});
         window.commit(1);
         count_submit(spec);

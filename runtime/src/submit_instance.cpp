@@ -100,12 +100,16 @@ TaskId Runtime::Impl::submit_planned(const detail::InstancePlan& plan, const det
     const auto count = static_cast<std::uint32_t>(plan.nodes().size());
     const detail::AicpuSlice traced(recorder.aicpu_sink(), AicpuActivity::SubmitInstance, run_start_ns, first,
                                     count);
-    const std::uint64_t edge_nodes = validate_planned(plan, inputs, first);
+    const BoundaryEdges boundary = validate_planned(plan, inputs, first);
+    // In a scope, a long boundary list may join or open a bundle (EdgeLinker, "Bundles"), which takes a node
+    // more than its edges: where the pool has room for that too.
+    const bool may_bundle = scoped && boundary.edges + boundary.long_lists <= engine.edges.capacity();
     {
         PhaseTimer timer(config.profile_orchestrator, stats.ring_alloc_ns);
-        reserve(count, edge_nodes, plan.heap_reserve_bytes(), plan.arg_reserve_bytes());
+        reserve(count, boundary.edges + (may_bundle ? boundary.long_lists : 0), plan.heap_reserve_bytes(),
+                plan.arg_reserve_bytes());
     }
-    init_planned_slots(plan, inputs, first, scoped);
+    init_planned_slots(plan, inputs, first, scoped, may_bundle);
     {
         PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
         // Only nodes without internal producers can be ready now: those whose boundary producers all
@@ -128,7 +132,7 @@ constexpr std::uint32_t kWordCopyLimit = 3;
 }  // namespace
 
 void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
-                                       TaskId first, bool scoped) {
+                                       TaskId first, bool scoped, bool may_bundle) {
     // The arguments of every node at once: the plan's image where nothing is bound (headers, constant
     // scalars and tensors), then the bound values with their directions; no byte is written twice.
     // Plain writes: nothing is published before the flush.
@@ -198,13 +202,16 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         std::uint32_t staged = 0;
         if (n.external != detail::kNotBound) {
             external = inputs.external_producers[n.external];
-            staged = linker.select_and_stage(id, slot, external, window, t, engine.edges, stats);
+            staged =
+                linker.select_and_stage(id, slot, external, window, t, engine.edges, stats,
+                                        /*known_remembered=*/false,
+                                        may_bundle && detail::EdgeLinker::may_bundle(external, engine.edges));
         }
         t.fanin_pending.store(static_cast<std::int32_t>(staged + n.internal_producers),
                               std::memory_order_relaxed);
         t.fanin_edge_begin = static_cast<std::uint32_t>(edge_begin);
         t.fanin_edge_count = staged;
-        window.set_marks(slot, detail::RingMarks{edge_begin + staged, heap.head(), args_base + n.args_end});
+        window.set_marks(slot, detail::RingMarks{engine.edges.head(), heap.head(), args_base + n.args_end});
         if (config.record_graph) [[unlikely]] {
             InstanceNode recorded;
             recorded.spec = detail::spec_of(n);

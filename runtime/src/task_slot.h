@@ -90,8 +90,9 @@ struct alignas(kCacheLine) TaskSlot {
     Shape shape;
     std::uint16_t block_num;
     FuncId funcs[3];
-    // This task's linked producers: edge nodes [begin, begin+count). A bundle member (EdgeLinker) has none
-    // of its own: count 0, and it holds no reference.
+    // The edges linked to this task at its submission (a template node: its boundary edges), `count` of them,
+    // whose nodes [begin, begin + count) name its producers, unless it is a bundle member (EdgeLinker): then
+    // it holds no reference, and nothing walks them.
     std::uint32_t fanin_edge_begin;
     std::uint32_t fanin_edge_count;
     bool holds_references;  // one of those producers allocated outputs: it holds a reference on it
