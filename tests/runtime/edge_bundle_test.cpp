@@ -59,17 +59,23 @@ std::uint64_t edges_counted(const OrchestratorStats& s) {
     return s.edges_linked + s.edges_to_completed;
 }
 
+/// serial_config: serial mode (every node of a run is in use at once, before anything runs) with an edge
+/// pool of `edges` nodes.
+RuntimeConfig serial_config(std::uint32_t window, std::uint32_t edges) {
+    RuntimeConfig c;
+    c.orchestration = OrchestrationMode::Serial;
+    c.window_tasks = window;
+    c.edge_capacity = edges;
+    return c;
+}
+
 }  // namespace
 
 TEST_CASE("consumers of one long producer list fit an edge pool far smaller than their edges",
           "[runtime][bundle]") {
-    // Serial mode: nothing runs before the orchestration returns, so every node of the run is in use at
-    // once. 16 producers x 48 consumers are 768 edges; bundled they take 16 nodes for the first consumer,
-    // then 16 + 1 and one per consumer after it: 80, in a pool of 128.
-    RuntimeConfig c;
-    c.orchestration = OrchestrationMode::Serial;
-    c.window_tasks = 128;
-    c.edge_capacity = 128;
+    // 16 producers x 48 consumers are 768 edges; bundled they take 16 nodes for the first consumer, 16 + 1
+    // for the second, which opens the bundle, and one for each after it: 79, in a pool of 128.
+    RuntimeConfig c = serial_config(128, 128);
     c.record_graph = true;
     c.record_subtasks = true;
     Runtime rt(c);
@@ -181,11 +187,7 @@ TEST_CASE("consumers of producers that allocated outputs are not bundled: each k
           "[runtime][bundle]") {
     // Their references are dropped through their own edge nodes, one per edge, so the pool must hold
     // every edge: 8 x 16 = 128 nodes do not fit 64 in serial mode.
-    RuntimeConfig c;
-    c.orchestration = OrchestrationMode::Serial;
-    c.window_tasks = 64;
-    c.edge_capacity = 64;
-    Runtime rt(c);
+    Runtime rt(serial_config(64, 64));
     rt.register_kernel(kLog, KernelInfo{"k", 1.0});
     test::expect_error(
         [&] {
