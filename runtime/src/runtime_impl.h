@@ -94,7 +94,7 @@ struct Runtime::Impl {
     void init_instance_slots(std::span<const InstanceNode> nodes, TaskId first, bool scoped);
     void link_instance(std::span<const InstanceNode> nodes, TaskId first);
     /// submit_planned: an instance of a plan checked once (submit_instance.cpp); validate_planned checks
-    /// only what the instance binds and returns its boundary edge count (instance_validation.cpp).
+    /// only what the instance binds and counts its boundary edges (instance_validation.cpp).
     TaskId submit_planned(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
                           bool scoped);
     /// BoundaryEdges: a planned instance's boundary edges, and how many of its boundary lists are long
