@@ -64,7 +64,7 @@ std::uint32_t EdgeLinker::select(TaskId id, std::uint32_t slot, std::span<const 
     bool cancels = false;
     std::uint32_t all_unreferenced = kUnreferenced;
     // A new list to remember: a bundle of the old one is complete.
-    if constexpr (kRemember) close_bundle(edges);
+    if constexpr (kRemember) close_bundle();
     for (TaskId p : producers) {
         if (p.value < retired_before) {
             ++stats.edges_to_retired;
@@ -131,19 +131,15 @@ std::uint32_t EdgeLinker::stage_bundled(std::uint32_t slot, TaskSlot& consumer, 
     if (remembered_cancels_) [[unlikely]]
         consumer.outcome.store(Outcome::Cancelled, std::memory_order_relaxed);
     const std::uint32_t staged = remembered_staged_;
-    const std::uint64_t member_counter = edges.head();
     EdgePool::Appender nodes(edges);
     const std::uint32_t tag = nodes.next() + 1;
     EdgeNode& member = nodes.node(tag - 1);
     member.producer_slot = kUnreferenced;  // never read: a member holds no reference
     member.consumer_slot = slot;
     member.next = 0;
-    if (bundle_first_ == 0) {
+    if (bundle_last_ == 0) {
         // This consumer opens the bundle: each producer gets one node for all its members.
-        bundle_first_ = tag;
         bundle_members_ = 0;
-        bundle_fanout_begin_ = member_counter + 1;
-        bundle_fanout_count_ = staged;
         Staging* const staging = staging_.get();
         const std::uint32_t* const remembered = remembered_slots_.get();
         for (std::uint32_t i = 0; i < staged; ++i) {
@@ -162,19 +158,19 @@ std::uint32_t EdgeLinker::stage_bundled(std::uint32_t slot, TaskSlot& consumer, 
     return staged;
 }
 
-void EdgeLinker::close_bundle(const EdgePool& edges) {
-    if (bundle_first_ == 0) return;
+void EdgeLinker::close_bundle() {
+    if (bundle_last_ == 0) return;
     // Each fanout node stands for bundle_members_ edges, and `count` counted it as one.
     if (const std::uint32_t extra = bundle_members_ - 1; extra != 0) {
-        for (std::uint32_t k = 0; k < bundle_fanout_count_; ++k)
-            staging_[edges.at(bundle_fanout_begin_ + k).producer_slot & ~kUnreferenced].extra += extra;
+        for (std::uint32_t i = 0; i < remembered_staged_; ++i)
+            staging_[remembered_slots_[i]].extra += extra;
     }
-    bundle_first_ = 0;
+    bundle_last_ = 0;
 }
 
 void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats& stats, bool profile) {
     // First: no member may join a bundle once its fanout nodes are published below.
-    close_bundle(engine.edges);
+    close_bundle();
     if (staged_producer_count_ == 0) return;
     PhaseTimer timer(profile, stats.fanin_ns);
     for (std::uint32_t i = 0; i < staged_producer_count_; ++i) {

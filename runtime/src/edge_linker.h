@@ -110,7 +110,7 @@ class EdgeLinker {
     void flush(Engine& engine, CompletionContext& ctx, OrchestratorStats& stats, bool profile);
     /// is_drained: nothing is staged (checked when a run ends).
     [[nodiscard]] bool is_drained() const {
-        return staged_producer_count_ == 0 && staged_edges_ == 0 && bundle_first_ == 0;
+        return staged_producer_count_ == 0 && staged_edges_ == 0 && bundle_last_ == 0;
     }
 
   private:
@@ -136,7 +136,8 @@ class EdgeLinker {
     std::uint32_t stage_bundled(std::uint32_t slot, TaskSlot& consumer, EdgePool& edges,
                                 OrchestratorStats& stats);
     /// close_bundle: closes the open bundle, if any, counting its edges on its producers (Staging::extra).
-    void close_bundle(const EdgePool& edges);
+    /// Before the remembered list changes: the bundle's producers are its staged slots.
+    void close_bundle();
 
     /// Staging: the linker's own facts about one producer slot.
     struct Staging {
@@ -191,13 +192,10 @@ class EdgeLinker {
     std::uint64_t remembered_run_ = 0;
     std::uint64_t remembered_retired_before_ = 0;
 
-    // The open bundle (bundle_first_ = 0: none): 1 + the index of its first and last member nodes, its
-    // members, and where its fanout nodes are (pool counter of the first, one per producer, contiguous).
-    std::uint32_t bundle_first_ = 0;
+    // The open bundle of the remembered list (bundle_last_ = 0: none): 1 + the index of its newest member
+    // node, and its members.
     std::uint32_t bundle_last_ = 0;
     std::uint32_t bundle_members_ = 0;
-    std::uint32_t bundle_fanout_count_ = 0;
-    std::uint64_t bundle_fanout_begin_ = 0;
 
   public:
     /// kBytesPerSlot: what the linker allocates per window slot (for the out-of-memory diagnosis).
