@@ -251,7 +251,7 @@ Runtime::Impl::BoundaryEdges Runtime::Impl::validate_planned(const detail::Insta
         if (!all_precede(producers, first)) [[unlikely]]  // named with the instance's first task
             throw_bad_producer(producers, first, detail::spec_of(plan.nodes()[external_nodes[b]]));
         boundary.edges += producers.size();
-        boundary.long_lists += producers.size() >= detail::EdgeLinker::kMinBundled ? 1 : 0;
+        if (producers.size() >= detail::EdgeLinker::kMinBundled) ++boundary.long_lists;
     }
     if (boundary.edges > engine.edges.capacity()) [[unlikely]]
         detail::throw_error(ErrorCode::CapacityExhausted,
