@@ -59,6 +59,21 @@ std::uint64_t edges_counted(const OrchestratorStats& s) {
     return s.edges_linked + s.edges_to_completed;
 }
 
+/// LoggedRuntime: a compute-executor runtime recording its graph, whose kernel kLog logs each subtask, for
+/// check_exactly_once_log and check_ordering.
+struct LoggedRuntime {
+    explicit LoggedRuntime(RuntimeConfig c = {}) : rt(compute(c)) {
+        rt.register_kernel(kLog, KernelInfo{"log", 1.0, &test::ExecutionLog::kernel, &log});
+    }
+    static RuntimeConfig compute(RuntimeConfig c) {
+        c.executor = Executor::Compute;
+        c.record_graph = true;
+        return c;
+    }
+    test::ExecutionLog log{1 << 12};
+    Runtime rt;  // after `log`, which its kernel writes
+};
+
 /// serial_config: serial mode (every node of a run is in use at once, before anything runs) with an edge
 /// pool of `edges` nodes.
 RuntimeConfig serial_config(std::uint32_t window, std::uint32_t edges) {
@@ -97,14 +112,12 @@ TEST_CASE("bundled consumers run after every producer, exactly once, with short 
     const std::uint32_t schedulers = GENERATE(1u, 3u);
     const OrchestrationMode mode = GENERATE(OrchestrationMode::Concurrent, OrchestrationMode::Serial);
     RuntimeConfig c;
-    c.executor = Executor::Compute;
     c.orchestration = mode;
     c.scheduler_threads = schedulers;
     c.window_tasks = 256;
-    c.record_graph = true;
-    Runtime rt(c);
-    test::ExecutionLog log(1 << 12);
-    rt.register_kernel(kLog, KernelInfo{"log", 1.0, &test::ExecutionLog::kernel, &log});
+    LoggedRuntime logged(c);
+    Runtime& rt = logged.rt;
+    test::ExecutionLog& log = logged.log;
     for (int round = 0; round < 3; ++round) {
         log.clear();
         const RunReport r = pto::run(rt, [] {
@@ -128,12 +141,8 @@ TEST_CASE("bundled consumers run after every producer, exactly once, with short 
 }
 
 TEST_CASE("a failed producer cancels every member of its bundle", "[runtime][bundle][failure]") {
-    RuntimeConfig c;
-    c.executor = Executor::Compute;
-    c.record_graph = true;
-    Runtime rt(c);
-    test::ExecutionLog log(1 << 10);
-    rt.register_kernel(kLog, KernelInfo{"log", 1.0, &test::ExecutionLog::kernel, &log});
+    LoggedRuntime logged;
+    Runtime& rt = logged.rt;
     rt.register_kernel(kFail, KernelInfo{"fail", 1.0, &failing_kernel, nullptr});
     const RunReport r = pto::run(
         rt,
@@ -154,18 +163,14 @@ TEST_CASE("a failed producer cancels every member of its bundle", "[runtime][bun
     CHECK(r.cancelled == 9 + 1);
     CHECK(r.completed == 5);
     CHECK(r.completed + r.failed + r.cancelled == r.submitted);
-    CHECK(log.entries().size() == 5);  // no cancelled task ran
+    CHECK(logged.log.entries().size() == 5);  // no cancelled task ran
 }
 
 TEST_CASE("producers that completed before the flush release their bundle at the flush",
           "[runtime][bundle]") {
-    RuntimeConfig c;
-    c.executor = Executor::Compute;
-    c.record_graph = true;
-    Runtime rt(c);
-    test::ExecutionLog log(1 << 10);
-    rt.register_kernel(kLog, KernelInfo{"log", 1.0, &test::ExecutionLog::kernel, &log});
-    const RunReport r = pto::run(rt, [] {
+    LoggedRuntime logged;
+    const test::ExecutionLog& log = logged.log;
+    const RunReport r = pto::run(logged.rt, [] {
         PTO2_SCOPE(MANUAL) {
             // The outer scope keeps the producers from retiring: completed, they are still linked to.
             const std::vector<TaskId> producers = submit_producers(8);
@@ -178,7 +183,7 @@ TEST_CASE("producers that completed before the flush release their bundle at the
     CHECK(r.completed == 8 + 12);
     CHECK(r.orchestrator.edges_to_completed == 8 * 12);
     CHECK(r.orchestrator.edges_linked == 0);
-    const GraphRecord& g = rt.graph();
+    const GraphRecord& g = logged.rt.graph();
     CHECK(test::check_exactly_once_log(g, log.entries()) == "");
     CHECK(test::check_ordering(g, test::spans_from_log(g, log.entries())) == "");
 }

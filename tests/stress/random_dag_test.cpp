@@ -23,6 +23,41 @@ struct Variant {
     double jitter;
 };
 
+/// DagRuntime: a runtime recording its graph and subtasks, whose kernel kLog logs every subtask.
+struct DagRuntime {
+    DagRuntime(Variant variant, std::uint32_t schedulers, std::uint32_t window)
+        : rt(config(variant, schedulers, window)) {
+        rt.register_kernel(kLog, KernelInfo{"log", 5.0, &test::ExecutionLog::kernel, &log});
+    }
+    static RuntimeConfig config(Variant variant, std::uint32_t schedulers, std::uint32_t window) {
+        RuntimeConfig c;
+        c.executor = variant.executor;
+        c.timed_jitter = variant.jitter;
+        c.timed_scale = 0.002;  // 5 us kernels take ~10 ns: the schedule, not the sleep, is what is tested
+        c.scheduler_threads = schedulers;
+        c.window_tasks = window;
+        c.edge_capacity = 1024;
+        c.record_graph = true;
+        c.record_subtasks = true;
+        return c;
+    }
+    /// check_run: the run of `tasks` random nodes completed them all, each subtask once and after its
+    /// producers (by the records, and by the log on the compute executor), and retired them.
+    void check_run(const RunReport& r, std::size_t tasks, Executor executor) {
+        REQUIRE(r.completed == tasks);
+        const GraphRecord& g = rt.graph();
+        CHECK(test::check_recorded_run(g, rt.subtasks()) == "");
+        if (executor == Executor::Compute) {
+            CHECK(test::check_exactly_once_log(g, log.entries()) == "");
+            CHECK(test::check_ordering(g, test::spans_from_log(g, log.entries())) == "");
+        }
+        CHECK(pto::detail::TaskPort(rt).retired_before() == pto::detail::TaskPort(rt).next_task_id());
+    }
+
+    test::ExecutionLog log{1 << 16};
+    Runtime rt;  // after `log`, which its kernel writes
+};
+
 }  // namespace
 
 TEST_CASE("random DAGs run every subtask exactly once, after all its producers", "[stress][runtime]") {
@@ -34,18 +69,7 @@ TEST_CASE("random DAGs run every subtask exactly once, after all its producers",
     const std::uint32_t scope_size = GENERATE(0u, 4u);
     const std::uint32_t rounds = 2 * test::stress_scale();
 
-    RuntimeConfig c;
-    c.executor = variant.executor;
-    c.timed_jitter = variant.jitter;
-    c.timed_scale = 0.002;  // 5 us kernels take ~10 ns: the schedule, not the sleep, is what is tested
-    c.scheduler_threads = schedulers;
-    c.window_tasks = window;
-    c.edge_capacity = 1024;
-    c.record_graph = true;
-    c.record_subtasks = true;
-    Runtime rt(c);
-    test::ExecutionLog log(1 << 16);
-    rt.register_kernel(kLog, KernelInfo{"log", 5.0, &test::ExecutionLog::kernel, &log});
+    DagRuntime dag(variant, schedulers, window);
 
     for (std::uint32_t round = 0; round < rounds; ++round) {
         const std::uint64_t seed =
@@ -55,17 +79,10 @@ TEST_CASE("random DAGs run every subtask exactly once, after all its producers",
         test::RandomDagOptions options;
         options.tasks = 300;
         const auto nodes = test::random_dag(seed, options);
-        log.clear();
-        const RunReport r = pto::run(rt, [&] { test::submit_random_dag(nodes, kLog, scope_size); });
+        dag.log.clear();
+        const RunReport r = pto::run(dag.rt, [&] { test::submit_random_dag(nodes, kLog, scope_size); });
         REQUIRE(r.submitted == nodes.size());
-        REQUIRE(r.completed == nodes.size());
-        const GraphRecord& g = rt.graph();
-        CHECK(test::check_recorded_run(g, rt.subtasks()) == "");
-        if (variant.executor == Executor::Compute) {
-            CHECK(test::check_exactly_once_log(g, log.entries()) == "");
-            CHECK(test::check_ordering(g, test::spans_from_log(g, log.entries())) == "");
-        }
-        CHECK(pto::detail::TaskPort(rt).retired_before() == pto::detail::TaskPort(rt).next_task_id());
+        dag.check_run(r, nodes.size(), variant.executor);
     }
 }
 
@@ -77,16 +94,7 @@ TEST_CASE("random DAGs whose consumers repeat long producer lists run every subt
     const std::uint32_t schedulers = GENERATE(1u, 3u);
     const std::uint32_t window = GENERATE(16u, 64u);
     const std::uint32_t scope_size = GENERATE(0u, 8u);
-    RuntimeConfig c;
-    c.executor = executor;
-    c.scheduler_threads = schedulers;
-    c.window_tasks = window;
-    c.edge_capacity = 256;
-    c.record_graph = true;
-    c.record_subtasks = true;
-    Runtime rt(c);
-    test::ExecutionLog log(1 << 16);
-    rt.register_kernel(kLog, KernelInfo{"log", 5.0, &test::ExecutionLog::kernel, &log});
+    DagRuntime dag(Variant{executor, 0.0}, schedulers, window);
     for (std::uint32_t round = 0; round < 2 * test::stress_scale(); ++round) {
         const std::uint64_t seed = 500 + 100 * window + 10 * schedulers + round;
         INFO("seed " << seed << ", executor " << static_cast<int>(executor) << ", schedulers " << schedulers
@@ -97,15 +105,9 @@ TEST_CASE("random DAGs whose consumers repeat long producer lists run every subt
         options.reach = std::min(window - 4, 16u);
         options.repeat_share = 0.6;
         const auto nodes = test::random_dag(seed, options);
-        log.clear();
-        const RunReport r = pto::run(rt, [&] { test::submit_random_dag(nodes, kLog, scope_size); });
-        REQUIRE(r.completed == nodes.size());
-        const GraphRecord& g = rt.graph();
-        CHECK(test::check_recorded_run(g, rt.subtasks()) == "");
-        if (executor == Executor::Compute) {
-            CHECK(test::check_exactly_once_log(g, log.entries()) == "");
-            CHECK(test::check_ordering(g, test::spans_from_log(g, log.entries())) == "");
-        }
+        dag.log.clear();
+        const RunReport r = pto::run(dag.rt, [&] { test::submit_random_dag(nodes, kLog, scope_size); });
+        dag.check_run(r, nodes.size(), executor);
         // Every producer named is counted once: linked, released at once, skipped as retired (when it
         // is) or as named twice (bundled edges included).
         const OrchestratorStats& s = r.orchestrator;
@@ -113,7 +115,6 @@ TEST_CASE("random DAGs whose consumers repeat long producer lists run every subt
         for (const test::RandomNode& n : nodes)
             named += n.deps.size();
         CHECK(s.edges_linked + s.edges_to_completed + s.edges_to_retired + s.edges_duplicate == named);
-        CHECK(pto::detail::TaskPort(rt).retired_before() == pto::detail::TaskPort(rt).next_task_id());
     }
 }
 
