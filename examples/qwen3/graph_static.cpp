@@ -124,10 +124,9 @@ void submit_manual(DecodeGraph::State& st, StaticBodies& sb) {
     for (std::uint32_t t = 0; t < s.tiles(); ++t) {
         PTO2_SCOPE(MANUAL) {
             bind_g3(g3, sb.g3, st, t);
-            // The last tile names its 10 valid rows' launches: the template body is the same.
-            const std::span<const TaskId> attention = st.tile_online(t);
-            for (std::uint32_t j = 0; j < sb.g3.x_cols.size(); ++j)  // out_proj launch j is node j
-                g3.depend(j, attention);
+            // Every out_proj launch waits for all attention launches of the tile (the last tile names its
+            // 10 valid rows' launches: the template body is the same). One list for all of them.
+            g3.depend(sb.g3.out_proj_nodes, st.tile_online(t));
             (void)instantiate(g3);
         }
     }

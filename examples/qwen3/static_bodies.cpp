@@ -183,7 +183,7 @@ Template build_g3(const DecodeGraph::State& st, BoundaryMode mode, G3Layout& g) 
     // (out_proj j, down_proj_residual j), gate / up columns i (gate i / up i, silu i), down columns j.
     const std::vector<Launch>& outs = st.of(Op::OutProjResidual);
     const std::uint32_t c_out = s.chunk_size(Op::OutProjResidual);
-    std::vector<std::uint32_t> out_nodes;
+    std::vector<std::uint32_t>& out_nodes = g.out_proj_nodes;
     for (std::size_t j = 0; j < outs.size(); ++j) {
         g.x_cols.push_back(b.tensor_slot(indexed("x_cols", j)));
         g.h1_cols.push_back(b.tensor_slot(indexed("h1_cols", j)));

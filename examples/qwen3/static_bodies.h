@@ -46,6 +46,7 @@ struct G3Layout {
     std::vector<TensorSlot> x_cols, h1_cols;  // per out/down launch j: x[t, cols j], h1[t, cols j]
     std::vector<TensorSlot> down_cols, out_cols;
     std::vector<TensorSlot> gate_cols, up_cols, act_cols;  // per MLP launch i
+    std::vector<std::uint32_t> out_proj_nodes;             // 0 .. out launches - 1
 };
 
 /// Body: one finalised template and the bindings instances are stamped from (one orchestrator thread).

@@ -243,13 +243,18 @@ Runtime::Impl::BoundaryEdges Runtime::Impl::validate_planned(const detail::Insta
         if (v.base == nullptr || detail::used_stride_bits(v) < 0) [[unlikely]]
             throw_bad_slot_view(plan, slot, v);
     }
-    // External producers must precede the whole instance.
+    // External producers must precede the whole instance. A list handed over for several nodes at once
+    // (the same span again) is checked once.
     BoundaryEdges boundary;
     const std::span<const std::uint32_t> external_nodes = plan.external_nodes();
+    std::span<const TaskId> checked;
     for (std::uint32_t b = 0; b < external_nodes.size(); ++b) {
         const std::span<const TaskId> producers = in.external_producers[b];
-        if (!all_precede(producers, first)) [[unlikely]]  // named with the instance's first task
-            throw_bad_producer(producers, first, detail::spec_of(plan.nodes()[external_nodes[b]]));
+        if (!detail::same_list(producers, checked)) {
+            if (!all_precede(producers, first)) [[unlikely]]  // named with the instance's first task
+                throw_bad_producer(producers, first, detail::spec_of(plan.nodes()[external_nodes[b]]));
+            checked = producers;
+        }
         boundary.edges += producers.size();
         if (producers.size() >= detail::EdgeLinker::kMinBundled) ++boundary.long_lists;
     }

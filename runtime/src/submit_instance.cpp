@@ -166,6 +166,7 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
     const std::uint64_t args_base = engine.args.head() - image.size();
     const std::uint32_t* created_offsets = plan.created_offsets().data();
     const std::span<const detail::InstancePlan::Node> nodes = plan.nodes();
+    std::span<const TaskId> selected;  // the last boundary node's external producers
     for (std::uint32_t k = 0; k < nodes.size(); ++k) {
         const detail::InstancePlan::Node& n = nodes[k];
         const TaskId id = first.plus(k);
@@ -202,10 +203,14 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         std::uint32_t staged = 0;
         if (n.external != detail::kNotBound) {
             external = inputs.external_producers[n.external];
+            // The list the previous boundary node selected, handed over again (one list for several
+            // nodes): the linker remembers it from that selection, so it is not compared again.
+            const bool known_remembered = detail::same_list(external, selected) &&
+                                          external.size() <= detail::EdgeLinker::kMaxRemembered;
             staged =
-                linker.select_and_stage(id, slot, external, window, t, engine.edges, stats,
-                                        /*known_remembered=*/false,
+                linker.select_and_stage(id, slot, external, window, t, engine.edges, stats, known_remembered,
                                         may_bundle && detail::EdgeLinker::may_bundle(external, engine.edges));
+            selected = external;
         }
         t.fanin_pending.store(static_cast<std::int32_t>(staged + n.internal_producers),
                               std::memory_order_relaxed);

@@ -23,6 +23,7 @@ BindingsState::BindingsState(std::shared_ptr<const TemplateData> shared)
       tensor_stamps(tpl->tensor_slots.size(), 0),
       scalar_stamps(tpl->scalar_slots.size(), 0),
       deps(tpl->boundary_nodes.size()),
+      shared_of(tpl->boundary_nodes.size(), kNotShared),
       external_ranges(tpl->boundary_nodes.size()),
       external_lists(tpl->boundary_nodes.size()) {
     for (std::size_t i = 0; i < created.size(); ++i)
@@ -30,6 +31,16 @@ BindingsState::BindingsState(std::shared_ptr<const TemplateData> shared)
     for (auto& d : deps)
         d.reserve(16);
     if (tpl->mode == BoundaryMode::Tensormap) external.reserve(16 * tpl->boundary_nodes.size());
+}
+
+void BindingsState::clear_producers() {
+    for (auto& d : deps)
+        d.clear();
+    if (shared_count == 0) return;
+    for (std::uint32_t i = 0; i < shared_count; ++i)
+        shared_lists[i].clear();
+    shared_count = 0;
+    std::fill(shared_of.begin(), shared_of.end(), kNotShared);
 }
 
 void BindingsState::advance_generation() {
@@ -121,11 +132,16 @@ namespace {
             std::to_string(node) + ") or name the intended node");
 }
 
-std::vector<TaskId>& boundary_deps(detail::BindingsState& s, std::uint32_t node) {
+/// boundary_index: node `node`'s entry in TemplateData::boundary_nodes (InvalidArgument if it has none).
+std::size_t boundary_index(const detail::BindingsState& s, std::uint32_t node) {
     const detail::TemplateData& t = *s.tpl;
     if (node >= t.nodes.size() || t.nodes[node].boundary < 0) [[unlikely]]
         throw_bad_depend(t, node);
-    return s.deps[static_cast<std::size_t>(t.nodes[node].boundary)];
+    return static_cast<std::size_t>(t.nodes[node].boundary);
+}
+
+std::vector<TaskId>& boundary_deps(detail::BindingsState& s, std::uint32_t node) {
+    return s.deps[boundary_index(s, node)];
 }
 
 }  // namespace
@@ -141,9 +157,27 @@ Bindings& Bindings::depend(std::uint32_t node, std::span<const TaskId> producers
     return *this;
 }
 
+Bindings& Bindings::depend(std::span<const std::uint32_t> nodes, std::span<const TaskId> producers) {
+    detail::BindingsState& s = *s_;
+    for (const std::uint32_t node : nodes)
+        (void)boundary_index(s, node);  // every node checked before anything changes
+    if (nodes.empty() || producers.empty()) return *this;
+    if (s.shared_count == s.shared_lists.size()) s.shared_lists.emplace_back();
+    const std::uint32_t list = s.shared_count++;
+    s.shared_lists[list].assign(producers.begin(), producers.end());
+    for (const std::uint32_t node : nodes) {
+        const std::size_t b = boundary_index(s, node);
+        // A node that has a shared list already takes this one as its own producers.
+        if (s.shared_of[b] == detail::BindingsState::kNotShared)
+            s.shared_of[b] = list;
+        else
+            s.deps[b].insert(s.deps[b].end(), producers.begin(), producers.end());
+    }
+    return *this;
+}
+
 void Bindings::clear() {
-    for (auto& d : s_->deps)
-        d.clear();
+    s_->clear_producers();
     s_->advance_generation();
 }
 

@@ -35,6 +35,13 @@ struct BindingsState {
     /// Explicit boundary producers of the next instance, per TemplateData::boundary_nodes entry. Cleared
     /// (capacity kept) by a successful instantiate().
     std::vector<std::vector<TaskId>> deps;
+    /// Lists given to several nodes at once (Bindings::depend of a node list): kept once, in
+    /// shared_lists[0 .. shared_count), and named per boundary node by shared_of (kNotShared: none). A
+    /// node's list is its shared list followed by its own deps. Cleared like deps.
+    static constexpr std::uint32_t kNotShared = ~0u;
+    std::vector<std::vector<TaskId>> shared_lists;
+    std::uint32_t shared_count = 0;
+    std::vector<std::uint32_t> shared_of;
     /// Tensormap mode: explicit plus discovered producers of every boundary node, flat, and each node's
     /// range in it (spans are taken only after the last append, which may reallocate).
     std::vector<TaskId> external;
@@ -51,6 +58,8 @@ struct BindingsState {
 
     /// advance_generation: unbinds every slot for the next instance.
     void advance_generation();
+    /// clear_producers: drops every boundary producer given for the next instance (capacity kept).
+    void clear_producers();
 };
 
 }  // namespace pto::detail

@@ -145,6 +145,36 @@ std::span<const InstanceNode> checked_nodes(detail::BindingsState& s) {
     return s.checked_nodes;
 }
 
+/// manual_lists_with_shared: each boundary node's producers when some were given to several nodes at once.
+/// A shared list is handed over as it is, the same span for every node that has only it: the runtime then
+/// checks and selects it once for all of them (consecutive nodes). A node with both a shared list and its
+/// own producers gets the two joined in `external`.
+void manual_lists_with_shared(detail::BindingsState& s, std::uint32_t boundary_count) {
+    s.external.clear();
+    bool joined = false;
+    for (std::uint32_t b = 0; b < boundary_count; ++b) {
+        const std::uint32_t shared = s.shared_of[b];
+        if (shared == detail::BindingsState::kNotShared) {
+            s.external_lists[b] = s.deps[b];
+        } else if (s.deps[b].empty()) {
+            s.external_lists[b] = s.shared_lists[shared];
+        } else {
+            const auto begin = static_cast<std::uint32_t>(s.external.size());
+            s.external.insert(s.external.end(), s.shared_lists[shared].begin(), s.shared_lists[shared].end());
+            s.external.insert(s.external.end(), s.deps[b].begin(), s.deps[b].end());
+            s.external_ranges[b] = {begin, static_cast<std::uint32_t>(s.external.size()) - begin};
+            joined = true;
+        }
+    }
+    if (!joined) return;
+    // Spans into `external` only once it stopped growing.
+    for (std::uint32_t b = 0; b < boundary_count; ++b) {
+        if (s.shared_of[b] == detail::BindingsState::kNotShared || s.deps[b].empty()) continue;
+        const detail::Range r = s.external_ranges[b];
+        s.external_lists[b] = {s.external.data() + r.begin, r.count};
+    }
+}
+
 }  // namespace
 
 Instance instantiate(Bindings& bindings) {
@@ -169,8 +199,12 @@ Instance instantiate(Bindings& bindings) {
 
     const auto boundary_count = static_cast<std::uint32_t>(t.boundary_nodes.size());
     if (t.mode == BoundaryMode::Manual) {
-        for (std::uint32_t b = 0; b < boundary_count; ++b)
-            s.external_lists[b] = s.deps[b];
+        if (s.shared_count == 0) {
+            for (std::uint32_t b = 0; b < boundary_count; ++b)
+                s.external_lists[b] = s.deps[b];
+        } else {
+            manual_lists_with_shared(s, boundary_count);
+        }
     } else {
         // Only declared boundary inputs are looked up; a MANUAL scope (template without boundary inputs)
         // makes discover_producers a no-op, as it is for dynamic submits there.
@@ -179,6 +213,10 @@ Instance instantiate(Bindings& bindings) {
         for (std::uint32_t b = 0; b < boundary_count; ++b) {
             const detail::BoundaryNode& bn = t.boundary_nodes[b];
             const auto begin = static_cast<std::uint32_t>(s.external.size());
+            if (s.shared_of[b] != detail::BindingsState::kNotShared) {
+                const std::vector<TaskId>& shared = s.shared_lists[s.shared_of[b]];
+                s.external.insert(s.external.end(), shared.begin(), shared.end());
+            }
             s.external.insert(s.external.end(), s.deps[b].begin(), s.deps[b].end());
             if (bn.lookup_args.count != 0)
                 discover_producers(gather(s, bn.node, bn.lookup_args, scratch), s.external);
@@ -202,8 +240,7 @@ Instance instantiate(Bindings& bindings) {
     const bool checking = detail::is_checking_dependencies();
     const std::span<const InstanceNode> checked =
         checking ? checked_nodes(s) : std::span<const InstanceNode>();  // before the producers are cleared
-    for (auto& d : s.deps)
-        d.clear();
+    s.clear_producers();
     s.advance_generation();
     if (checking) [[unlikely]]
         detail::check_instance(base, checked, &describe_template_node, &t);

@@ -118,6 +118,14 @@ class Bindings {
     Bindings& depend(std::uint32_t node, std::initializer_list<TaskId> producers) {
         return depend(node, std::span<const TaskId>(producers.begin(), producers.size()));
     }
+    /// depend: every node in `nodes` waits for `producers`, as depend(node, producers) for each of them,
+    /// but the list is kept, checked and linked once for all: the way to give many boundary nodes one
+    /// long list (each of a tile's output projections waiting for all its attention launches). Nodes are
+    /// checked first: a node that is not a boundary input throws InvalidArgument and changes nothing.
+    ///
+    ///     const std::uint32_t outs[] = {0, 1, 2, 3};
+    ///     b.depend(outs, attention);   // nodes 0-3 each wait for every task in `attention`
+    Bindings& depend(std::span<const std::uint32_t> nodes, std::span<const TaskId> producers);
 
     /// clear: unbinds every slot and drops the producers given to depend (e.g. after an instantiate that
     /// threw, which leaves the bindings as they were).

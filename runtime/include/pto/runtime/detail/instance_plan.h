@@ -52,6 +52,13 @@ struct InstanceInputs {
     std::span<TensorView> created;
 };
 
+/// same_list: `a` is the very list `b` is (same ids at the same address: the caller handed one list over
+/// for several nodes, and nothing changes it during the call), so what was checked or selected for `b`
+/// holds for `a`.
+[[nodiscard]] inline bool same_list(std::span<const TaskId> a, std::span<const TaskId> b) {
+    return !a.empty() && a.data() == b.data() && a.size() == b.size();
+}
+
 class PlanCheckKey;  // defined by the runtime only: who may record that a plan was checked for a run
 
 /// InstancePlan: see the top of this file. Immutable once created, except for a one-word memo of the last
