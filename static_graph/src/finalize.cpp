@@ -174,7 +174,7 @@ void copy_nodes(const Description& d, detail::TemplateData& t, const Checker& c)
     // Slots: unique non-empty names; feeds in CSR form. A slot that feeds nothing need not be bound.
     auto build_slots = [&](const std::vector<std::string>& names,
                            std::vector<std::vector<std::uint32_t>>& feeds, const char* kind,
-                           std::vector<detail::SlotInfo>& slots, std::vector<std::uint32_t>& first,
+                           std::vector<detail::TemplateSlot>& slots, std::vector<std::uint32_t>& first,
                            std::vector<std::uint32_t>& flat, std::vector<std::uint32_t>& used) {
         for (std::uint32_t s = 0; s < names.size(); ++s) {
             if (names[s].empty())
@@ -185,7 +185,7 @@ void copy_nodes(const Description& d, detail::TemplateData& t, const Checker& c)
                     c.fail(ErrorCode::InvalidTemplate, std::string(kind) + " slot name " + quoted(names[s]) +
                                                            " is declared twice (slots " + std::to_string(o) +
                                                            " and " + std::to_string(s) + ")");
-            detail::SlotInfo info;
+            detail::TemplateSlot info;
             info.name = names[s];
             info.feeds = {static_cast<std::uint32_t>(flat.size()),
                           static_cast<std::uint32_t>(feeds[s].size())};
@@ -389,7 +389,7 @@ void build_plan(detail::TemplateData& t) {
         out.label = labels[k];
     }
     std::vector<std::string> slot_names;
-    for (const detail::SlotInfo& slot : t.tensor_slots)
+    for (const detail::TemplateSlot& slot : t.tensor_slots)
         slot_names.push_back(slot.name);
     t.plan = detail::InstancePlan::create("template " + quoted(t.name), nodes, std::move(slot_names),
                                           static_cast<std::uint32_t>(t.scalar_slots.size()), t.edges);

@@ -46,8 +46,8 @@ struct RecordedNode {
     Range record_args;  // into TemplateData::boundary_args
 };
 
-/// SlotInfo: one slot's name and the flat argument positions it feeds.
-struct SlotInfo {
+/// TemplateSlot: one slot's name and the flat argument positions it feeds.
+struct TemplateSlot {
     std::string name;
     Range feeds;  // into TemplateData::tensor_feeds / scalar_feeds
 };
@@ -77,8 +77,8 @@ struct TemplateData {
     // Template and its Bindings may go at any time.
     std::shared_ptr<const InstanceEdges> edges;
 
-    std::vector<SlotInfo> tensor_slots;
-    std::vector<SlotInfo> scalar_slots;
+    std::vector<TemplateSlot> tensor_slots;
+    std::vector<TemplateSlot> scalar_slots;
     std::vector<std::uint32_t> tensor_feed_first;  // slot s feeds tensor_feeds[first[s] .. first[s + 1])
     std::vector<std::uint32_t> scalar_feed_first;
     std::vector<std::uint32_t> tensor_feeds;       // positions in tensor_protos
