@@ -6,6 +6,7 @@
 // bound views and boundary producers per instance.
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "instance_edges_check.h"
 #include "pto/runtime/detail/instance_plan.h"
@@ -244,20 +245,25 @@ Runtime::Impl::BoundaryEdges Runtime::Impl::validate_planned(const detail::Insta
             throw_bad_slot_view(plan, slot, v);
     }
     // External producers must precede the whole instance. A list handed over for several nodes at once
-    // (the same span again) is checked once.
-    BoundaryEdges boundary;
+    // (the previous node's span again) is checked once; without such lists the loop tests nothing more.
     const std::span<const std::uint32_t> external_nodes = plan.external_nodes();
-    std::span<const TaskId> checked;
-    for (std::uint32_t b = 0; b < external_nodes.size(); ++b) {
-        const std::span<const TaskId> producers = in.external_producers[b];
-        if (!detail::same_list(producers, checked)) {
-            if (!all_precede(producers, first)) [[unlikely]]  // named with the instance's first task
+    auto check_external = [&](auto shares_lists) {
+        BoundaryEdges boundary;
+        for (std::uint32_t b = 0; b < external_nodes.size(); ++b) {
+            const std::span<const TaskId> producers = in.external_producers[b];
+            bool checked = false;
+            if constexpr (decltype(shares_lists)::value)
+                checked = b > 0 && detail::same_list(producers, in.external_producers[b - 1]);
+            if (!checked && !all_precede(producers, first))
+                [[unlikely]]  // named with the instance's first task
                 throw_bad_producer(producers, first, detail::spec_of(plan.nodes()[external_nodes[b]]));
-            checked = producers;
+            boundary.edges += producers.size();
+            if (producers.size() >= detail::EdgeLinker::kMinBundled) ++boundary.long_lists;
         }
-        boundary.edges += producers.size();
-        if (producers.size() >= detail::EdgeLinker::kMinBundled) ++boundary.long_lists;
-    }
+        return boundary;
+    };
+    const BoundaryEdges boundary =
+        in.shares_lists ? check_external(std::true_type{}) : check_external(std::false_type{});
     if (boundary.edges > engine.edges.capacity()) [[unlikely]]
         detail::throw_error(ErrorCode::CapacityExhausted,
                             plan.owner() + ": an instance starting at task " + std::to_string(first.value) +

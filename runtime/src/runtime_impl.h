@@ -106,6 +106,7 @@ struct Runtime::Impl {
     BoundaryEdges validate_planned(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
                                    TaskId first);
     void check_plan_for_run(const detail::InstancePlan& plan, TaskId first);
+    template <bool kSharesLists>
     void init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
                             TaskId first, bool scoped, bool may_bundle);
     void release_scope(TaskId begin, TaskId end);

@@ -109,7 +109,10 @@ TaskId Runtime::Impl::submit_planned(const detail::InstancePlan& plan, const det
         reserve(count, boundary.edges + (may_bundle ? boundary.long_lists : 0), plan.heap_reserve_bytes(),
                 plan.arg_reserve_bytes());
     }
-    init_planned_slots(plan, inputs, first, scoped, may_bundle);
+    if (inputs.shares_lists) [[unlikely]]
+        init_planned_slots<true>(plan, inputs, first, scoped, may_bundle);
+    else
+        init_planned_slots<false>(plan, inputs, first, scoped, may_bundle);
     {
         PhaseTimer timer(config.profile_orchestrator, stats.fanin_ns);
         // Only nodes without internal producers can be ready now: those whose boundary producers all
@@ -131,6 +134,7 @@ namespace {
 constexpr std::uint32_t kWordCopyLimit = 3;
 }  // namespace
 
+template <bool kSharesLists>
 void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const detail::InstanceInputs& inputs,
                                        TaskId first, bool scoped, bool may_bundle) {
     // The arguments of every node at once: the plan's image where nothing is bound (headers, constant
@@ -166,7 +170,8 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
     const std::uint64_t args_base = engine.args.head() - image.size();
     const std::uint32_t* created_offsets = plan.created_offsets().data();
     const std::span<const detail::InstancePlan::Node> nodes = plan.nodes();
-    std::span<const TaskId> selected;  // the last boundary node's external producers
+    [[maybe_unused]] std::uint32_t previous_external =
+        detail::kNotBound;  // kSharesLists: the last external node
     for (std::uint32_t k = 0; k < nodes.size(); ++k) {
         const detail::InstancePlan::Node& n = nodes[k];
         const TaskId id = first.plus(k);
@@ -205,12 +210,17 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
             external = inputs.external_producers[n.external];
             // The list the previous boundary node selected, handed over again (one list for several
             // nodes): the linker remembers it from that selection, so it is not compared again.
-            const bool known_remembered = detail::same_list(external, selected) &&
-                                          external.size() <= detail::EdgeLinker::kMaxRemembered;
+            bool known_remembered = false;
+            if constexpr (kSharesLists) {
+                known_remembered =
+                    previous_external != detail::kNotBound &&
+                    detail::same_list(external, inputs.external_producers[previous_external]) &&
+                    external.size() <= detail::EdgeLinker::kMaxRemembered;
+                previous_external = n.external;
+            }
             staged =
                 linker.select_and_stage(id, slot, external, window, t, engine.edges, stats, known_remembered,
                                         may_bundle && detail::EdgeLinker::may_bundle(external, engine.edges));
-            selected = external;
         }
         t.fanin_pending.store(static_cast<std::int32_t>(staged + n.internal_producers),
                               std::memory_order_relaxed);

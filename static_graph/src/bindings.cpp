@@ -33,10 +33,7 @@ BindingsState::BindingsState(std::shared_ptr<const TemplateData> shared)
     if (tpl->mode == BoundaryMode::Tensormap) external.reserve(16 * tpl->boundary_nodes.size());
 }
 
-void BindingsState::clear_producers() {
-    for (auto& d : deps)
-        d.clear();
-    if (shared_count == 0) return;
+void BindingsState::clear_shared() {
     for (std::uint32_t i = 0; i < shared_count; ++i)
         shared_lists[i].clear();
     shared_count = 0;

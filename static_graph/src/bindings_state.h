@@ -59,7 +59,13 @@ struct BindingsState {
     /// advance_generation: unbinds every slot for the next instance.
     void advance_generation();
     /// clear_producers: drops every boundary producer given for the next instance (capacity kept).
-    void clear_producers();
+    void clear_producers() {
+        for (auto& d : deps)
+            d.clear();
+        if (shared_count != 0) [[unlikely]]
+            clear_shared();
+    }
+    void clear_shared();
 };
 
 }  // namespace pto::detail

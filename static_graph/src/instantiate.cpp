@@ -175,6 +175,25 @@ void manual_lists_with_shared(detail::BindingsState& s, std::uint32_t boundary_c
     }
 }
 
+/// settle_shared_lists: what instantiate does first when some producers were given to several nodes at
+/// once. Manual: every boundary node's list, shared spans kept (manual_lists_with_shared); returns true.
+/// Tensormap, where each node's list is built anyway: each shared list is put in front of the node's own
+/// producers (the same list as before) and the shared lists are dropped; returns false.
+[[gnu::noinline]] bool settle_shared_lists(detail::BindingsState& s, BoundaryMode mode,
+                                           std::uint32_t boundary_count) {
+    if (mode == BoundaryMode::Manual) {
+        manual_lists_with_shared(s, boundary_count);
+        return true;
+    }
+    for (std::uint32_t b = 0; b < boundary_count; ++b) {
+        if (s.shared_of[b] == detail::BindingsState::kNotShared) continue;
+        const std::vector<TaskId>& shared = s.shared_lists[s.shared_of[b]];
+        s.deps[b].insert(s.deps[b].begin(), shared.begin(), shared.end());
+    }
+    s.clear_shared();
+    return false;
+}
+
 }  // namespace
 
 Instance instantiate(Bindings& bindings) {
@@ -198,13 +217,13 @@ Instance instantiate(Bindings& bindings) {
         throw_too_large(t, rt.config().window_tasks);
 
     const auto boundary_count = static_cast<std::uint32_t>(t.boundary_nodes.size());
+    bool shares_lists = false;
+    if (s.shared_count != 0) [[unlikely]]
+        shares_lists = settle_shared_lists(s, t.mode, boundary_count);
     if (t.mode == BoundaryMode::Manual) {
-        if (s.shared_count == 0) {
+        if (!shares_lists)
             for (std::uint32_t b = 0; b < boundary_count; ++b)
                 s.external_lists[b] = s.deps[b];
-        } else {
-            manual_lists_with_shared(s, boundary_count);
-        }
     } else {
         // Only declared boundary inputs are looked up; a MANUAL scope (template without boundary inputs)
         // makes discover_producers a no-op, as it is for dynamic submits there.
@@ -213,10 +232,6 @@ Instance instantiate(Bindings& bindings) {
         for (std::uint32_t b = 0; b < boundary_count; ++b) {
             const detail::BoundaryNode& bn = t.boundary_nodes[b];
             const auto begin = static_cast<std::uint32_t>(s.external.size());
-            if (s.shared_of[b] != detail::BindingsState::kNotShared) {
-                const std::vector<TaskId>& shared = s.shared_lists[s.shared_of[b]];
-                s.external.insert(s.external.end(), shared.begin(), shared.end());
-            }
             s.external.insert(s.external.end(), s.deps[b].begin(), s.deps[b].end());
             if (bn.lookup_args.count != 0)
                 discover_producers(gather(s, bn.node, bn.lookup_args, scratch), s.external);
@@ -229,7 +244,8 @@ Instance instantiate(Bindings& bindings) {
     }
 
     // The plan holds everything the instances share (checked once); only the bound values are handed over.
-    const detail::InstanceInputs inputs{s.tensor_slots, s.scalar_slots, s.external_lists, s.created};
+    const detail::InstanceInputs inputs{s.tensor_slots, s.scalar_slots, s.external_lists, s.created,
+                                        shares_lists};
     const TaskId base = detail::TaskPort(rt).submit_planned(*t.plan, inputs, depth > 0);
 
     if (t.mode == BoundaryMode::Tensormap && !t.recorded_nodes.empty()) {

@@ -50,6 +50,9 @@ struct InstanceInputs {
     /// Out: the views the runtime allocated for the create-info outputs, in plan order
     /// (InstancePlan::create_info_count of them), creator set.
     std::span<TensorView> created;
+    /// Some consecutive external nodes were handed the very same list (same_list): it is checked and
+    /// selected once for them. False: every list is checked and selected on its own.
+    bool shares_lists = false;
 };
 
 /// same_list: `a` is the very list `b` is (same ids at the same address: the caller handed one list over
