@@ -73,6 +73,16 @@ std::vector<TaskId> sorted_union(std::vector<TaskId> a, const std::vector<TaskId
     return a;
 }
 
+/// InstantFan: the fan template, its bindings and a recording serial runtime on the instant executor.
+struct InstantFan {
+    ScalarSlot number;
+    Template tpl = fan_template(number);
+    Runtime rt{recording(Executor::Instant, OrchestrationMode::Serial)};
+    Bindings b{tpl};
+
+    InstantFan() { rt.register_kernel(kLog, KernelInfo{"log", 1.0}); }
+};
+
 }  // namespace
 
 TEST_CASE("one list for several boundary nodes links each of them as one depend per node does",
@@ -120,11 +130,10 @@ TEST_CASE("one list for several boundary nodes links each of them as one depend 
 
 TEST_CASE("a shared list joins a node's own producers and a second shared list",
           "[static_graph][shared_list]") {
-    ScalarSlot number;
-    const Template tpl = fan_template(number);
-    Runtime rt(recording(Executor::Instant, OrchestrationMode::Serial));
-    rt.register_kernel(kLog, KernelInfo{"log", 1.0});
-    Bindings b(tpl);
+    InstantFan f;
+    Runtime& rt = f.rt;
+    Bindings& b = f.b;
+    const ScalarSlot number = f.number;
     std::vector<TaskId> a, own, c;
     TaskId base;
     pto::run(rt, [&] {
@@ -155,11 +164,10 @@ TEST_CASE("a shared list joins a node's own producers and a second shared list",
 
 TEST_CASE("a shared list is checked: bad nodes change nothing, bad producers are refused, clear drops it",
           "[static_graph][shared_list][errors]") {
-    ScalarSlot number;
-    const Template tpl = fan_template(number);
-    Runtime rt(recording(Executor::Instant, OrchestrationMode::Serial));
-    rt.register_kernel(kLog, KernelInfo{"log", 1.0});
-    Bindings b(tpl);
+    InstantFan f;
+    Runtime& rt = f.rt;
+    Bindings& b = f.b;
+    const ScalarSlot number = f.number;
     pto::run(rt, [&] {
         PTO2_SCOPE(MANUAL) {
             const std::vector<TaskId> ids = submit_producers(5);
