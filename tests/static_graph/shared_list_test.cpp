@@ -197,3 +197,37 @@ TEST_CASE("a shared list is checked: bad nodes change nothing, bad producers are
     });
     CHECK(rt.last_report().submitted == 5 + 2 * (kBoundary + 1));
 }
+
+TEST_CASE("in tensormap mode a shared list joins what each node's lookups find",
+          "[static_graph][shared_list]") {
+    // Nodes 0..3 read x (their boundary input, looked up), node 4 writes it; the producers wrote x before.
+    TemplateBuilder builder("fan_tensormap", BoundaryMode::Tensormap);
+    const TensorSlot x = builder.tensor_slot("x");
+    for (std::uint32_t k = 0; k < kBoundary; ++k) {
+        builder.add_aiv(kLog, NodeArgs().input(x));
+        builder.boundary_input(k, 0);
+    }
+    builder.add_aic(kLog, NodeArgs().output(x));
+    for (std::uint32_t k = 0; k < kBoundary; ++k)
+        builder.edge(k, kBoundary);
+    const Template tpl = builder.finalize();
+    Runtime rt(recording(Executor::Instant, OrchestrationMode::Serial));
+    rt.register_kernel(kLog, KernelInfo{"log", 1.0});
+    Bindings b(tpl);
+    std::vector<float> data(8);
+    const TensorView xv = TensorView::contiguous(data.data(), DataType::F32, {8});
+    std::vector<TaskId> named, own;
+    TaskId writer, base;
+    pto::run(rt, [&] {
+        writer = submit_aiv(kLog, Args().output(xv)).task_id();
+        named = submit_producers(5);
+        own = submit_producers(1);
+        const std::uint32_t first_two[] = {0, 1};
+        base = instantiate(b.tensor(x, xv).depend(first_two, named).depend(1, own)).base();
+    });
+    const GraphRecord& g = rt.graph();
+    CHECK(producers_of(g, base.plus(0)) == sorted_union(named, {writer}));
+    CHECK(producers_of(g, base.plus(1)) == sorted_union(sorted_union(named, own), {writer}));
+    CHECK(producers_of(g, base.plus(2)) == std::vector<TaskId>{writer});
+    CHECK(producers_of(g, base.plus(3)) == std::vector<TaskId>{writer});
+}
