@@ -131,31 +131,28 @@ TEST_CASE("one list for several boundary nodes links each of them as one depend 
 TEST_CASE("a shared list joins a node's own producers and a second shared list",
           "[static_graph][shared_list]") {
     InstantFan f;
-    Runtime& rt = f.rt;
-    Bindings& b = f.b;
-    const ScalarSlot number = f.number;
     std::vector<TaskId> a, own, c;
     TaskId base;
-    pto::run(rt, [&] {
+    pto::run(f.rt, [&] {
         PTO2_SCOPE(MANUAL) {
             a = submit_producers(6);
             own = submit_producers(2);
             c = submit_producers(5);
             const std::uint32_t first_three[] = {0, 1, 2};
             const std::uint32_t third[] = {2};
-            b.scalar(number, 0).depend(0, own).depend(first_three, a).depend(third, c);
-            b.depend(third, std::span<const TaskId>(a).first(3));  // named again: merged
-            base = instantiate(b).base();
+            f.b.scalar(f.number, 0).depend(0, own).depend(first_three, a).depend(third, c);
+            f.b.depend(third, std::span<const TaskId>(a).first(3));  // named again: merged
+            base = instantiate(f.b).base();
             // Consumed: the next instance has no boundary producers.
-            const TaskId next = instantiate(b.scalar(number, 1)).base();
-            CHECK(producers_of(rt.graph(), next).empty());
+            const TaskId next = instantiate(f.b.scalar(f.number, 1)).base();
+            CHECK(producers_of(f.rt.graph(), next).empty());
         }
     });
     // Each node's producers linked once: 8, 6 and 11 (the three named again are merged), none for node 3
     // (the recorded lists above are what was named; these are what was linked).
-    const OrchestratorStats& stats = rt.last_report().orchestrator;
+    const OrchestratorStats& stats = f.rt.last_report().orchestrator;
     CHECK(stats.edges_linked + stats.edges_to_completed == 8 + 6 + 11);
-    const GraphRecord& g = rt.graph();
+    const GraphRecord& g = f.rt.graph();
     CHECK(producers_of(g, base.plus(0)) == sorted_union(a, own));
     CHECK(producers_of(g, base.plus(1)) == sorted_union(a, {}));
     CHECK(producers_of(g, base.plus(2)) == sorted_union(a, c));
@@ -165,37 +162,34 @@ TEST_CASE("a shared list joins a node's own producers and a second shared list",
 TEST_CASE("a shared list is checked: bad nodes change nothing, bad producers are refused, clear drops it",
           "[static_graph][shared_list][errors]") {
     InstantFan f;
-    Runtime& rt = f.rt;
-    Bindings& b = f.b;
-    const ScalarSlot number = f.number;
-    pto::run(rt, [&] {
+    pto::run(f.rt, [&] {
         PTO2_SCOPE(MANUAL) {
             const std::vector<TaskId> ids = submit_producers(5);
             const std::uint32_t with_join[] = {1, kBoundary};
-            test::expect_error([&] { b.depend(with_join, ids); }, ErrorCode::InvalidArgument,
+            test::expect_error([&] { f.b.depend(with_join, ids); }, ErrorCode::InvalidArgument,
                                {"template 'fan' node 4", "not a boundary input"});
             // Node 1 was listed before the bad node, and still has no producers.
-            TaskId base = instantiate(b.scalar(number, 0)).base();
-            CHECK(producers_of(rt.graph(), base.plus(1)).empty());
+            TaskId base = instantiate(f.b.scalar(f.number, 0)).base();
+            CHECK(producers_of(f.rt.graph(), base.plus(1)).empty());
 
             std::vector<TaskId> bad = ids;
             bad.push_back(TaskId{base.value + 1000});  // not submitted yet
-            b.scalar(number, 1).depend(kAllBoundary, bad);
-            test::expect_error([&] { instantiate(b); }, ErrorCode::InvalidDependency,
+            f.b.scalar(f.number, 1).depend(kAllBoundary, bad);
+            test::expect_error([&] { instantiate(f.b); }, ErrorCode::InvalidDependency,
                                {"not been submitted yet"});
-            b.clear();
+            f.b.clear();
             // A bad producer a node adds to the shared list is refused too.
             const std::uint32_t first_two[] = {0, 1};
-            b.scalar(number, 2).depend(first_two, ids).depend(1, bad.back());
-            test::expect_error([&] { instantiate(b); }, ErrorCode::InvalidDependency,
+            f.b.scalar(f.number, 2).depend(first_two, ids).depend(1, bad.back());
+            test::expect_error([&] { instantiate(f.b); }, ErrorCode::InvalidDependency,
                                {"not been submitted yet"});
-            b.clear();
-            base = instantiate(b.scalar(number, 2)).base();
+            f.b.clear();
+            base = instantiate(f.b.scalar(f.number, 2)).base();
             for (std::uint32_t k = 0; k < kBoundary; ++k)
-                CHECK(producers_of(rt.graph(), base.plus(k)).empty());
+                CHECK(producers_of(f.rt.graph(), base.plus(k)).empty());
         }
     });
-    CHECK(rt.last_report().submitted == 5 + 2 * (kBoundary + 1));
+    CHECK(f.rt.last_report().submitted == 5 + 2 * (kBoundary + 1));
 }
 
 TEST_CASE("in tensormap mode a shared list joins what each node's lookups find",
