@@ -15,19 +15,50 @@
 
 namespace pto::detail {
 
-/// ArgRecord: the header of one task's arguments; scalars then tensors follow it in the ring.
+/// TensorRef: one tensor argument of a planned instance's node (ArgRecord::by_reference): where its view
+/// is, in bytes from the record's start (in the instance's view table, after its records), and its
+/// direction. Eight bytes where a TensorArg takes 104, and an instance writes each bound view once however
+/// many of its nodes take it (docs/design/static-graph.md, "The argument image").
+struct TensorRef {
+    std::int32_t view_offset;
+    Direction direction;
+};
+static_assert(sizeof(TensorRef) == 8);
+
+/// ArgRecord: the header of one task's arguments; scalars then tensors follow it in the ring, the tensors
+/// as TensorArgs or, in a planned instance's records, as TensorRefs.
 struct ArgRecord {
     std::uint32_t tensor_count;
-    std::uint32_t scalar_count;
+    std::uint16_t scalar_count;
+    /// Nonzero: the tensors are TensorRefs (read them with tensor_args); zero: TensorArgs (tensors()).
+    std::uint16_t by_reference;
 
     [[nodiscard]] const std::uint64_t* scalars() const {
         return reinterpret_cast<const std::uint64_t*>(this + 1);
     }
+    /// tensors: the TensorArgs of a record that holds them (by_reference zero).
     [[nodiscard]] const TensorArg* tensors() const {
         return reinterpret_cast<const TensorArg*>(reinterpret_cast<const std::byte*>(this) +
                                                   tensors_offset(scalar_count));
     }
     [[nodiscard]] TensorArg* mutable_tensors() { return const_cast<TensorArg*>(tensors()); }
+    /// refs: the TensorRefs of a record that holds them (by_reference nonzero).
+    [[nodiscard]] const TensorRef* refs() const {
+        return reinterpret_cast<const TensorRef*>(reinterpret_cast<const std::byte*>(this) +
+                                                  tensors_offset(scalar_count));
+    }
+    /// tensor_args: the tensor arguments as TensorArgs, whichever way the record holds them: its own for
+    /// TensorArgs, else resolved into `scratch` (room for tensor_count).
+    [[nodiscard]] std::span<const TensorArg> tensor_args(TensorArg* scratch) const {
+        if (by_reference == 0) return {tensors(), tensor_count};
+        const TensorRef* r = refs();
+        const auto* base = reinterpret_cast<const std::byte*>(this);
+        for (std::uint32_t i = 0; i < tensor_count; ++i) {
+            std::memcpy(&scratch[i].view, base + r[i].view_offset, sizeof(TensorView));
+            scratch[i].direction = r[i].direction;
+        }
+        return {scratch, tensor_count};
+    }
     /// tensors_offset: where a record's tensors start, from the record's start. Scalars padded to an even
     /// count put the tensors 8 bytes past a 16-byte boundary in every record (after the 8-byte header),
     /// whatever the scalar count; TensorArg itself needs 8.
@@ -37,7 +68,12 @@ struct ArgRecord {
     [[nodiscard]] static std::uint64_t bytes_for(std::size_t tensors, std::size_t scalars) {
         return tensors_offset(scalars) + tensors * sizeof(TensorArg);
     }
+    /// bytes_for_refs: a record of `tensors` TensorRefs and `scalars` scalars.
+    [[nodiscard]] static std::uint64_t bytes_for_refs(std::size_t tensors, std::size_t scalars) {
+        return tensors_offset(scalars) + tensors * sizeof(TensorRef);
+    }
 };
+static_assert(kMaxScalarArgs <= 0xffff, "scalar_count is 16 bits");
 static_assert(sizeof(ArgRecord) == 8, "tensors_offset counts the header as 8 bytes");
 static_assert(alignof(TensorArg) <= 16);
 static_assert(std::is_trivially_copyable_v<TensorArg>);
@@ -78,9 +114,8 @@ class ArgRing {
     /// reserved room and fills the arrays. Returns the record's offset.
     std::uint64_t append(std::size_t tensors, std::size_t scalars) {
         const std::uint64_t offset = append_block(round(ArgRecord::bytes_for(tensors, scalars)));
-        auto* record = reinterpret_cast<ArgRecord*>(bytes_.get() + offset);
-        record->tensor_count = static_cast<std::uint32_t>(tensors);
-        record->scalar_count = static_cast<std::uint32_t>(scalars);
+        *reinterpret_cast<ArgRecord*>(bytes_.get() + offset) =
+            ArgRecord{static_cast<std::uint32_t>(tensors), static_cast<std::uint16_t>(scalars), 0};
         return offset;
     }
     /// write: copies one task's arguments; the caller reserved room. Returns the record's offset.

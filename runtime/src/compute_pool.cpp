@@ -39,7 +39,8 @@ void run_job(const ComputeJob& job) {
         status = -1;
         error = "no compute function registered for " + engine.kernel_name(task.funcs[job.lane]);
     } else {
-        KernelContext ctx{std::span<const TensorArg>(args.tensors(), args.tensor_count),
+        TensorArg resolved[kMaxTensorArgs];  // a planned instance's node keeps its tensors by reference
+        KernelContext ctx{args.tensor_args(resolved),
                           std::span<const std::uint64_t>(args.scalars(), args.scalar_count),
                           job.block,
                           task.block_num,

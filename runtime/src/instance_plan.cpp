@@ -3,6 +3,7 @@
 #include "pto/runtime/detail/instance_plan.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -66,50 +67,120 @@ constexpr std::uint64_t kMaxImageBytes = std::uint64_t{1} << 31;
 
 }  // namespace
 
-/// append_record: node `n`'s argument record at the end of the plan's image, as ArgRing::write lays it out:
-/// the header, the scalars (padded to an even count), the tensors; constants, directions and create-infos
-/// written, bound values left to the instance's patches.
-void InstancePlan::append_record(InstancePlan& p, const PlanNodeDesc& n) {
+/// ViewTable: the views an instance's records point at (TensorRef), gathered while the records are laid
+/// out and appended after them: one entry per tensor slot used, per distinct constant view and per
+/// create-info output. `refs` are the TensorRefs still to point at their entry.
+struct InstancePlan::ViewTable {
+    struct Entry {
+        std::uint32_t slot;  ///< kNotBound: a constant or create-info view, `view`
+        TensorView view;
+    };
+    struct Pending {
+        std::uint64_t ref_at;     ///< the TensorRef's byte offset in the image
+        std::uint64_t record_at;  ///< its record's
+        std::uint32_t entry;
+    };
+    std::vector<Entry> entries;
+    std::vector<std::uint32_t> slot_entries;  ///< per tensor slot: its entry, or kNotBound
+    std::vector<Pending> refs;
+
+    std::uint32_t add(std::uint32_t slot, const TensorView& view) {
+        entries.push_back(Entry{slot, view});
+        return static_cast<std::uint32_t>(entries.size() - 1);
+    }
+    std::uint32_t entry_for_slot(std::uint32_t slot) {
+        std::uint32_t& e = slot_entries[slot];
+        if (e == kNotBound) e = add(slot, TensorView{});
+        return e;
+    }
+    std::uint32_t entry_for_constant(const TensorView& view) {
+        for (std::uint32_t e = 0; e < entries.size(); ++e)
+            if (entries[e].slot == kNotBound && entries[e].view.base != nullptr &&
+                same_view(entries[e].view, view))
+                return e;
+        return add(kNotBound, view);
+    }
+    static bool same_view(const TensorView& a, const TensorView& b) {
+        if (a.base != b.base || a.offset != b.offset || a.ndim != b.ndim || a.dtype != b.dtype ||
+            a.is_tracked != b.is_tracked || a.creator != b.creator)
+            return false;
+        for (std::uint32_t d = 0; d < a.ndim && d < kMaxTensorDims; ++d)
+            if (a.shape[d] != b.shape[d] || a.strides[d] != b.strides[d]) return false;
+        return true;
+    }
+};
+
+/// append_record: node `n`'s argument record at the end of the plan's image: the header, the scalars
+/// (padded to an even count), a TensorRef per tensor argument; constants and directions written, bound
+/// scalars left to the instance's patches. The views go to `table`.
+void InstancePlan::append_record(InstancePlan& p, const PlanNodeDesc& n, ViewTable& table) {
     const std::uint64_t at = p.arg_image_bytes_;
-    const std::uint64_t size = ArgRing::round(ArgRecord::bytes_for(n.tensors.size(), n.scalars.size()));
+    const std::uint64_t size = ArgRing::round(ArgRecord::bytes_for_refs(n.tensors.size(), n.scalars.size()));
     p.arg_image_bytes_ = at + size;
     p.arg_image_.resize(p.arg_image_bytes_ / sizeof(std::uint64_t), 0);
     auto* bytes = reinterpret_cast<std::byte*>(p.arg_image_.data());
     const ArgRecord header{static_cast<std::uint32_t>(n.tensors.size()),
-                           static_cast<std::uint32_t>(n.scalars.size())};
+                           static_cast<std::uint16_t>(n.scalars.size()), 1};
     std::memcpy(bytes + at, &header, sizeof header);
     const std::uint64_t scalars_at = at + sizeof(ArgRecord);
     const std::uint64_t tensors_at = at + ArgRecord::tensors_offset(n.scalars.size());
-    p.add_range(at, tensors_at - at);
+    std::uint64_t constant_from = at;  // the record's bytes from here on are constants, up to the next patch
     for (std::uint32_t a = 0; a < n.scalars.size(); ++a) {
         const std::uint64_t offset = scalars_at + a * sizeof(std::uint64_t);
         if (n.scalar_slots[a] != kNotBound) {
-            p.scalar_patches_.push_back(
-                ArgPatch{static_cast<std::uint32_t>(offset), n.scalar_slots[a], Direction::In});
+            p.add_range(constant_from, offset - constant_from);
+            constant_from = offset + sizeof(std::uint64_t);
+            p.scalar_patches_.push_back(ArgPatch{static_cast<std::uint32_t>(offset), n.scalar_slots[a]});
             continue;
         }
         std::memcpy(bytes + offset, &n.scalars[a], sizeof(std::uint64_t));
     }
     for (std::uint32_t a = 0; a < n.tensors.size(); ++a) {
-        const std::uint64_t offset = tensors_at + a * sizeof(TensorArg);
-        TensorArg arg{};
-        arg.direction = n.tensors[a].direction;
-        if (n.tensor_slots[a] != kNotBound) {
-            p.tensor_patches_.push_back(
-                ArgPatch{static_cast<std::uint32_t>(offset), n.tensor_slots[a], arg.direction});
-        } else {
-            arg.view = n.tensors[a].view;
-            if (arg.view.base == nullptr) p.created_offsets_.push_back(static_cast<std::uint32_t>(offset));
-            p.add_range(offset, sizeof(TensorArg));
+        const TensorArg& t = n.tensors[a];
+        const std::uint32_t slot = n.tensor_slots[a];
+        const std::uint32_t entry = slot != kNotBound        ? table.entry_for_slot(slot)
+                                    : t.view.base == nullptr ? table.add(kNotBound, t.view)  // create-info
+                                                             : table.entry_for_constant(t.view);
+        const std::uint64_t offset = tensors_at + a * sizeof(TensorRef);
+        const TensorRef ref{0, t.direction};  // view_offset: see append_view_table
+        std::memcpy(bytes + offset, &ref, sizeof ref);
+        table.refs.push_back(ViewTable::Pending{offset, at, entry});
+    }
+    p.add_range(constant_from, p.arg_image_bytes_ - constant_from);
+}
+
+/// append_view_table: the table after the records, and every TensorRef pointed at its entry. Bound views
+/// are patched in per instance (tensor_patches), once per slot; constants are part of the image; each
+/// create-info view is allocated in place (created_offsets).
+void InstancePlan::append_view_table(ViewTable& table) {
+    static_assert(sizeof(TensorView) % ArgRing::kAlignment == 0, "entries stay aligned");
+    const std::uint64_t base = arg_image_bytes_;
+    arg_image_bytes_ = base + table.entries.size() * sizeof(TensorView);
+    arg_image_.resize(arg_image_bytes_ / sizeof(std::uint64_t), 0);
+    auto* bytes = reinterpret_cast<std::byte*>(arg_image_.data());
+    for (std::uint32_t e = 0; e < table.entries.size(); ++e) {
+        const ViewTable::Entry& entry = table.entries[e];
+        const std::uint64_t offset = base + std::uint64_t{e} * sizeof(TensorView);
+        if (entry.slot != kNotBound) {
+            tensor_patches_.push_back(ArgPatch{static_cast<std::uint32_t>(offset), entry.slot});
+            continue;
         }
-        std::memcpy(bytes + offset, &arg, sizeof arg);
+        std::memcpy(bytes + offset, &entry.view, sizeof(TensorView));
+        if (entry.view.base == nullptr) created_offsets_.push_back(static_cast<std::uint32_t>(offset));
+        add_range(offset, sizeof(TensorView));
+    }
+    for (const ViewTable::Pending& r : table.refs) {
+        const std::uint64_t view_at = base + std::uint64_t{r.entry} * sizeof(TensorView);
+        const auto relative = static_cast<std::int32_t>(view_at - r.record_at);
+        std::memcpy(bytes + r.ref_at + offsetof(TensorRef, view_offset), &relative, sizeof relative);
     }
 }
 
 /// add_range: the image bytes [offset, offset + bytes) are copied as they are (8-byte multiples); joined to
 /// the previous range when they follow it.
 void InstancePlan::add_range(std::uint64_t offset, std::uint64_t bytes) {
-    static_assert(sizeof(ArgRecord) % 8 == 0 && sizeof(TensorArg) % 8 == 0);
+    static_assert(sizeof(ArgRecord) % 8 == 0 && sizeof(TensorView) % 8 == 0);
+    if (bytes == 0) return;
     const auto words = static_cast<std::uint32_t>(bytes / sizeof(std::uint64_t));
     if (!image_ranges_.empty()) {
         ImageRange& last = image_ranges_.back();
@@ -144,6 +215,8 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
     const auto slot_count = static_cast<std::uint32_t>(tensor_slot_names.size());
     p.first_feeds_.assign(slot_count, Feed{kNotBound, 0});
     HeapNeed heap;
+    ViewTable table;
+    table.slot_entries.assign(slot_count, kNotBound);
     for (std::uint32_t k = 0; k < nodes.size(); ++k) {
         const PlanNodeDesc& n = nodes[k];
         check_kind(c, n, k);
@@ -203,7 +276,7 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
         out.arg_offset = kNotBound;
         if (out.keeps_arguments) {
             out.arg_offset = static_cast<std::uint32_t>(p.arg_image_bytes_);
-            append_record(p, n);
+            append_record(p, n, table);
             if (p.arg_image_bytes_ > kMaxImageBytes)
                 c.fail(
                     ErrorCode::TooManyArguments, k,
@@ -230,6 +303,12 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
         p.labels_.emplace_back(n.label);
         p.nodes_.push_back(out);
     }
+    p.append_view_table(table);
+    if (p.arg_image_bytes_ > kMaxImageBytes)
+        throw_error(ErrorCode::TooManyArguments, owner + ": the instance's arguments take more than " +
+                                                     std::to_string(kMaxImageBytes) + " bytes");
+    // The table outlives every record that points into it: the last node frees it when it retires.
+    p.nodes_.back().args_end = static_cast<std::uint32_t>(p.arg_image_bytes_);
     std::sort(p.used_tensor_slots_.begin(), p.used_tensor_slots_.end());
     // One block in the ring: it may skip the ring's tail first, as a single record may.
     p.arg_reserve_bytes_ = p.arg_image_bytes_ == 0 ? 0 : ArgRing::reserve_bytes(p.arg_image_bytes_);

@@ -160,6 +160,7 @@ std::span<const TensorArg> Runtime::Impl::task_tensors(TaskId id) const {
     const std::uint32_t slot = window.slot_of(id.value);
     if (engine.tasks.info(slot).args_offset == detail::SlotInfo::kNoArguments) return {};
     const detail::ArgRecord& record = engine.args_of(slot);
+    if (record.by_reference != 0) return {};  // a planned instance's node: no TensorArgs to point at
     return {record.tensors(), record.tensor_count};
 }
 

@@ -158,10 +158,8 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
                 std::memcpy(args + r.offset + w * 8, image.data() + r.offset + w * 8, 8);
         }
         const TensorView* views = inputs.tensor_slots.data();
-        for (const detail::InstancePlan::ArgPatch p : plan.tensor_patches()) {
+        for (const detail::InstancePlan::ArgPatch p : plan.tensor_patches())
             detail::copy_view(args + p.offset, views[p.slot]);
-            std::memcpy(args + p.offset + offsetof(TensorArg, direction), &p.direction, sizeof p.direction);
-        }
         const std::uint64_t* scalars = inputs.scalar_slots.data();
         for (const detail::InstancePlan::ArgPatch p : plan.scalar_patches())
             std::memcpy(args + p.offset, &scalars[p.slot], sizeof(std::uint64_t));

@@ -266,8 +266,8 @@ int arguments_kernel(const KernelContext& ctx) {
     return 0;
 }
 
-//   instance i: one node whose arguments mix constant views (every direction, whole 104-byte records that an
-//   instance copies from the plan's image) with a bound view and a bound scalar between them
+//   instance i: one node whose arguments mix constant views (every direction; views an instance copies from
+//   the plan's image into its view table) with a bound view and a bound scalar between them
 TEST_CASE("every instance hands its kernel the constant and the bound arguments exactly as declared",
           "[static_graph][execution][arguments]") {
     std::vector<std::int64_t> memory(4 * 64, 0);

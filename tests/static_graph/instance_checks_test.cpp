@@ -131,7 +131,9 @@ TEST_CASE("submit_planned checks each bound view once, and the inputs' sizes",
                      {"plan 'raw'", "1 tensor slots", "the plan has 2"});
         in.tensor_slots = views;
         const TaskId first = port.submit_planned(*plan, in, false);
-        CHECK(port.task_tensors(first.plus(1)).size() == 2);
+        // An instance's nodes keep their tensors by reference, in the instance's view table: there are no
+        // TensorArgs to hand out (their kernels see them resolved, instance_arguments_test.cpp).
+        CHECK(port.task_tensors(first.plus(1)).empty());
     });
     CHECK(r.submitted == 2);
     CHECK(r.completed == 2);

@@ -80,7 +80,8 @@ class InstancePlan {
         std::uint32_t first_created;  ///< index of its first create-info output in InstanceInputs::created
         std::uint32_t create_info_count;  ///< its create-info outputs: created_offsets()[first_created + i]
         /// Its argument record's offset in the instance's argument image (arg_image()), or kNotBound, and
-        /// the end of the records of nodes 0..k there (what the ring frees when the node retires).
+        /// the end of the records of nodes 0..k there (what the ring frees when the node retires); for the
+        /// last node, the end of the image, view table included.
         std::uint32_t arg_offset;
         std::uint32_t args_end;
         std::uint32_t internal_producers;  ///< edges().producers(k).size()
@@ -89,16 +90,14 @@ class InstancePlan {
         const std::uint32_t* producers;    ///< edges().producers(k)
         std::uint16_t consumer_count;
     };
-    /// ArgPatch: a bound value's place in the argument image: the byte `offset` of a tensor argument (or
-    /// of a scalar), the slot it is copied from per instance and, for tensors, the direction written
-    /// with it.
+    /// ArgPatch: a bound value's place in the argument image: the byte `offset` of a bound view in the
+    /// view table (or of a bound scalar in its record) and the slot it is copied from per instance.
     struct ArgPatch {
         std::uint32_t offset;
         std::uint32_t slot;
-        Direction direction;
     };
-    /// ImageRange: `words` 8-byte words at byte `offset` of the argument image that no patch writes (a
-    /// record's header and scalars, constant and create-info tensor arguments): copied as they are.
+    /// ImageRange: `words` 8-byte words at byte `offset` of the argument image that no patch writes (the
+    /// records but their bound scalars, constant and create-info views): copied as they are.
     struct ImageRange {
         std::uint32_t offset;
         std::uint32_t words;
@@ -130,11 +129,13 @@ class InstancePlan {
     /// external_nodes: the nodes that may take producers outside the instance, ascending.
     [[nodiscard]] std::span<const std::uint32_t> external_nodes() const { return external_nodes_; }
     [[nodiscard]] std::uint32_t create_info_count() const { return create_info_count_; }
-    /// arg_image: every argument record of an instance (header, scalars, tensors), back to back as the
-    /// argument ring holds them, constants and directions filled in. An instance copies its image_ranges
-    /// (the bytes no patch writes), then patches in the bound tensors with their directions
-    /// (tensor_patches) and the bound scalars (scalar_patches), and allocates its create-info outputs
-    /// (created_offsets: the byte offset of each one's view, in plan order).
+    /// arg_image: every argument record of an instance, back to back as the argument ring holds them, then
+    /// the instance's view table. A record holds its header, scalars and a TensorRef per tensor argument
+    /// (direction, and where its view is in the table); the table holds each view once: one per tensor
+    /// slot used, per distinct constant and per create-info output. An instance copies its image_ranges
+    /// (the bytes no patch writes), patches in each bound view once (tensor_patches) and the bound scalars
+    /// (scalar_patches), and allocates its create-info outputs (created_offsets: the byte offset of each
+    /// one's view, in plan order). The last node's args_end covers the table.
     [[nodiscard]] std::span<const std::byte> arg_image() const {
         return {reinterpret_cast<const std::byte*>(arg_image_.data()), arg_image_bytes_};
     }
@@ -171,7 +172,9 @@ class InstancePlan {
 
   private:
     InstancePlan();
-    static void append_record(InstancePlan& p, const PlanNodeDesc& n);
+    struct ViewTable;
+    static void append_record(InstancePlan& p, const PlanNodeDesc& n, ViewTable& table);
+    void append_view_table(ViewTable& table);
     void add_range(std::uint64_t offset, std::uint64_t bytes);
 
     std::string owner_;

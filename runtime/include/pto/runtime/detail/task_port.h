@@ -100,7 +100,8 @@ class TaskPort {
     TaskId submit_planned(const InstancePlan& plan, const InstanceInputs& inputs, bool scoped);
     /// task_tensors: the tensor arguments the runtime keeps for unretired task `id` (create-info outputs
     /// allocated, creator set), or an empty span if it keeps none (a framework task without outputs to
-    /// allocate) or `id` retired. Valid until the task retires.
+    /// allocate), keeps them by reference (a node of a submit_planned instance: each view once in the
+    /// instance's view table; its kernel sees them resolved) or `id` retired. Valid until the task retires.
     [[nodiscard]] std::span<const TensorArg> task_tensors(TaskId id) const;
     /// retirement_counter: the retirement watermark as the orchestrator publishes it (every task below it
     /// retired): lets a handle tell, cheaply and later, whether its task's kept arguments are gone.
