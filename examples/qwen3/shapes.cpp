@@ -34,11 +34,6 @@ Shapes Shapes::reduced() {
     return s;
 }
 
-std::uint32_t Shapes::valid_rows(std::uint32_t tile) const {
-    const std::uint32_t first = tile * tile_rows;
-    return first >= batch ? 0 : std::min(tile_rows, batch - first);
-}
-
 std::uint32_t Shapes::chunk_size(Op op) const {
     const std::uint32_t n = op_info(op).chunks;
     switch (op) {

@@ -62,6 +62,8 @@ void check_kind(const Checker& c, const PlanNodeDesc& n, std::uint32_t k) {
         c.fail(ErrorCode::InvalidTemplate, k, "every argument needs its slot entry (or kNotBound)");
 }
 
+static_assert(SlotImage::kBytes == kSlotImageBytes, "InstancePlan::Node::slot_image fits the task slot");
+
 /// kMaxImageBytes: argument image offsets are 32-bit.
 constexpr std::uint64_t kMaxImageBytes = std::uint64_t{1} << 31;
 
@@ -291,6 +293,8 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
         out.producers = producers.data();
         out.internal_producers = static_cast<std::uint32_t>(producers.size());
         if (producers.empty()) p.source_nodes_.push_back(k);
+        SlotImage::make(out.slot_image, out.kind, static_cast<Shape>(out.queue), out.block_num, out.funcs,
+                        out.consumer_count, out.consumers);
         if (n.kind == TaskKind::Kernel) {
             ++p.kernel_tasks_;
             p.subtasks_ += n.block_num;

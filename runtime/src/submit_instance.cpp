@@ -176,19 +176,12 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         const std::uint32_t slot = window.slot_of(id.value);
         TaskSlot& t = engine.tasks[slot];
         claim_ahead(id.value);
-        // As init_slot_state, from the plan's constants (kernel lanes already resolved).
+        // As init_slot_state, from the plan's constants (kernel lanes already resolved; holds_references
+        // false until the linker stages a boundary edge from a producer with outputs).
         t.blocks_claimed.store(0, std::memory_order_relaxed);
         t.blocks_finished.store(0, std::memory_order_relaxed);
         t.outcome.store(Outcome::Ok, std::memory_order_relaxed);
-        t.kind = n.kind;
-        t.shape = static_cast<detail::Shape>(n.queue);
-        t.block_num = n.block_num;
-        t.funcs[0] = n.funcs[0];
-        t.funcs[1] = n.funcs[1];
-        t.funcs[2] = n.funcs[2];
-        t.static_consumer_count = n.consumer_count;
-        t.static_consumers = n.consumers;
-        t.holds_references = false;  // until the linker stages a boundary edge from a producer with outputs
+        detail::SlotImage::write(t, n.slot_image);
         // Its own completion reference only: internal consumers hold none (see "The link word").
         t.link.store(kLinkRefUnit, std::memory_order_relaxed);
         window.open_slot(slot, scoped);

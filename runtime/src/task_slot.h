@@ -3,7 +3,10 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "pto/runtime/ids.h"
 #include "pto/runtime/task_desc.h"
@@ -85,22 +88,52 @@ struct alignas(kCacheLine) TaskSlot {
     std::atomic<std::uint32_t> blocks_finished;  // blocks whose subtask (all MIX lanes) ended
     std::atomic<Outcome> outcome;
 
-    // Constants, written by the orchestrator before publication (the fanin add), read by schedulers.
-    TaskKind kind;
-    Shape shape;
-    std::uint16_t block_num;
-    FuncId funcs[3];
+    // Written by the orchestrator before publication (the fanin add), read by schedulers.
     // The edges linked to this task at its submission (a template node: its boundary edges), `count` of them,
     // whose nodes [begin, begin + count) name its producers, unless it is a bundle member (EdgeLinker): then
     // it holds no reference, and nothing walks them.
     std::uint32_t fanin_edge_begin;
     std::uint32_t fanin_edge_count;
+    // From here to the end: what a template node's slot holds in every instance, written from the plan's
+    // image of it in one copy (SlotImage).
+    TaskKind kind;
+    Shape shape;
+    std::uint16_t block_num;
+    FuncId funcs[3];
     bool holds_references;  // one of those producers allocated outputs: it holds a reference on it
     std::uint16_t static_consumer_count;  // template-internal consumers, as offsets from this task's id
     const std::uint32_t* static_consumers;
 };
 static_assert(sizeof(TaskSlot) == kCacheLine,
               "hot per-task state must fit one cache line (docs/design/targets.md)");
+static_assert(std::is_standard_layout_v<TaskSlot>, "SlotImage addresses members with offsetof");
+
+/// SlotImage: the bytes of a TaskSlot from `kind` to its end, as a planned instance's node has them in every
+/// instance (holds_references false until the linker stages an edge): the plan keeps one per node
+/// (InstancePlan::Node::slot_image) and each instance copies it in whole instead of field by field.
+struct SlotImage {
+    static constexpr std::size_t kOffset = offsetof(TaskSlot, kind);
+    static constexpr std::size_t kBytes = sizeof(TaskSlot) - kOffset;
+
+    /// make: the image of a slot with these constants.
+    static void make(std::byte (&out)[kBytes], TaskKind kind, Shape shape, std::uint16_t block_num,
+                     const FuncId (&funcs)[3], std::uint16_t consumer_count, const std::uint32_t* consumers) {
+        TaskSlot proto{};
+        proto.kind = kind;
+        proto.shape = shape;
+        proto.block_num = block_num;
+        for (int l = 0; l < 3; ++l)
+            proto.funcs[l] = funcs[l];
+        proto.holds_references = false;
+        proto.static_consumer_count = consumer_count;
+        proto.static_consumers = consumers;
+        std::memcpy(out, reinterpret_cast<const std::byte*>(&proto) + kOffset, kBytes);
+    }
+    /// write: copies an image into slot `t` (unpublished: plain writes).
+    static void write(TaskSlot& t, const std::byte (&image)[kBytes]) {
+        std::memcpy(reinterpret_cast<std::byte*>(&t) + kOffset, image, kBytes);
+    }
+};
 
 [[nodiscard]] constexpr Shape shape_of(TaskKind kind, CoreType core) {
     if (kind != TaskKind::Kernel) return Shape::DependencyOnly;

@@ -4,6 +4,7 @@
 // docs/graphs.md is the tutorial).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <filesystem>
@@ -101,7 +102,10 @@ struct Shapes {
     [[nodiscard]] std::uint32_t tiles() const { return (batch + tile_rows - 1) / tile_rows; }
     [[nodiscard]] std::uint32_t batch_padded() const { return tiles() * tile_rows; }
     /// valid_rows: real rows of tile t (tile_rows except possibly in the last tile).
-    [[nodiscard]] std::uint32_t valid_rows(std::uint32_t tile) const;
+    [[nodiscard]] std::uint32_t valid_rows(std::uint32_t tile) const {
+        const std::uint32_t first = tile * tile_rows;
+        return first >= batch ? 0 : std::min(tile_rows, batch - first);
+    }
     [[nodiscard]] std::uint32_t max_blocks() const { return (max_context + kv_block - 1) / kv_block; }
     /// chunk_size: what one chunk of `op` covers: columns for the projections, silu and the residual
     /// adds, query heads for the four attention operators, the whole tile or row (1) otherwise.

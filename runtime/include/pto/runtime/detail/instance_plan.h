@@ -24,6 +24,9 @@ namespace pto::detail {
 
 /// kNotBound: a plan argument that no slot feeds (a constant, or a create-info output).
 inline constexpr std::uint32_t kNotBound = ~0u;
+/// kSlotImageBytes: the size of the part of the runtime's per-task slot that a template node has the same
+/// in every instance (InstancePlan::Node::slot_image); the runtime checks it against its slot's layout.
+inline constexpr std::size_t kSlotImageBytes = 32;
 
 /// PlanNodeDesc: one node as given to InstancePlan::create; the spans are copied.
 struct PlanNodeDesc {
@@ -89,6 +92,9 @@ class InstancePlan {
         const std::uint32_t* consumers;    ///< edges().consumers(k)
         const std::uint32_t* producers;    ///< edges().producers(k)
         std::uint16_t consumer_count;
+        /// The node's task slot as every instance starts it, from the kind on (the runtime's layout, opaque
+        /// here): copied in one piece per instance.
+        alignas(8) std::byte slot_image[kSlotImageBytes];
     };
     /// ArgPatch: a bound value's place in the argument image: the byte `offset` of a bound view in the
     /// view table (or of a bound scalar in its record) and the slot it is copied from per instance.
