@@ -11,6 +11,7 @@
 #include "support/catch_printers.h"
 #include "support/execution_log.h"
 #include "support/graph_checks.h"
+#include "support/same_view.h"
 #include "pto/static_graph/instance.h"
 
 using namespace pto;
@@ -244,22 +245,12 @@ struct ArgsExpected {
     std::atomic<int> matched{0};
 };
 
-bool same_argument(const TensorArg& a, const TensorArg& b) {
-    const TensorView &x = a.view, &y = b.view;
-    if (a.direction != b.direction || x.base != y.base || x.offset != y.offset || x.ndim != y.ndim ||
-        x.dtype != y.dtype || x.is_tracked != y.is_tracked || x.creator != y.creator)
-        return false;
-    for (int d = 0; d < x.ndim; ++d)
-        if (x.shape[d] != y.shape[d] || x.strides[d] != y.strides[d]) return false;
-    return true;
-}
-
 int arguments_kernel(const KernelContext& ctx) {
     auto& expected = *static_cast<ArgsExpected*>(ctx.user);
     if (ctx.tensors.size() != expected.tensors.size() || ctx.scalars.size() != expected.scalars.size())
         return 1;
     for (std::size_t i = 0; i < ctx.tensors.size(); ++i)
-        if (!same_argument(ctx.tensors[i], expected.tensors[i])) return 1;
+        if (!test::same_argument(ctx.tensors[i], expected.tensors[i])) return 1;
     for (std::size_t i = 0; i < ctx.scalars.size(); ++i)
         if (ctx.scalars[i] != expected.scalars[i]) return 1;
     ++expected.matched;

@@ -14,8 +14,10 @@
 #include "pto/runtime/detail/instance_plan.h"
 #include "pto/static_graph/instance.h"
 #include "support/catch_printers.h"
+#include "support/same_view.h"
 
 using namespace pto;
+using pto::test::same_view;
 
 namespace {
 
@@ -53,15 +55,6 @@ struct Fan {
     static constexpr Direction kYDirection[kNodes] = {Direction::Out, Direction::InOut, Direction::Out,
                                                       Direction::InOut, Direction::In};
 };
-
-bool same_view(const TensorView& a, const TensorView& b) {
-    if (a.base != b.base || a.offset != b.offset || a.ndim != b.ndim || a.dtype != b.dtype ||
-        a.is_tracked != b.is_tracked || a.creator != b.creator)
-        return false;
-    for (int d = 0; d < a.ndim; ++d)
-        if (a.shape[d] != b.shape[d] || a.strides[d] != b.strides[d]) return false;
-    return true;
-}
 
 int fan_kernel(const KernelContext& ctx) {
     Fan& f = *static_cast<Fan*>(ctx.user);
