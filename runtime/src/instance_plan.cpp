@@ -285,16 +285,13 @@ std::shared_ptr<const InstancePlan> InstancePlan::create(std::string owner,
                     "the instance's arguments take more than " + std::to_string(kMaxImageBytes) + " bytes");
         }
         out.args_end = static_cast<std::uint32_t>(p.arg_image_bytes_);
-        out.queue = static_cast<std::uint8_t>(shape_of(n.kind, n.core));
         const std::span<const std::uint32_t> consumers = edges->consumers(k);
         const std::span<const std::uint32_t> producers = edges->producers(k);
-        out.consumers = consumers.data();
-        out.consumer_count = static_cast<std::uint16_t>(consumers.size());
         out.producers = producers.data();
         out.internal_producers = static_cast<std::uint32_t>(producers.size());
         if (producers.empty()) p.source_nodes_.push_back(k);
-        SlotImage::make(out.slot_image, out.kind, static_cast<Shape>(out.queue), out.block_num, out.funcs,
-                        out.consumer_count, out.consumers);
+        SlotImage::make(out.slot_image, out.kind, shape_of(n.kind, n.core), out.block_num, out.funcs,
+                        static_cast<std::uint16_t>(consumers.size()), consumers.data());
         if (n.kind == TaskKind::Kernel) {
             ++p.kernel_tasks_;
             p.subtasks_ += n.block_num;

@@ -88,12 +88,10 @@ class InstancePlan {
         std::uint32_t arg_offset;
         std::uint32_t args_end;
         std::uint32_t internal_producers;  ///< edges().producers(k).size()
-        std::uint8_t queue;                ///< the ready queue (the runtime's Shape) it waits in
-        const std::uint32_t* consumers;    ///< edges().consumers(k)
         const std::uint32_t* producers;    ///< edges().producers(k)
-        std::uint16_t consumer_count;
         /// The node's task slot as every instance starts it, from the kind on (the runtime's layout, opaque
-        /// here): copied in one piece per instance.
+        /// here: kind, ready queue, block_num, kernel lanes, edges().consumers(k)): copied in one piece per
+        /// instance.
         alignas(8) std::byte slot_image[kSlotImageBytes];
     };
     /// ArgPatch: a bound value's place in the argument image: the byte `offset` of a bound view in the
