@@ -13,82 +13,77 @@ namespace pto::examples::qwen3 {
 namespace {
 
 void bind_g1(Bindings& b, const G1Layout& g, const DecodeGraph::State& st, std::uint32_t tile) {
-    const Shapes& s = st.problem->shapes();
     const Tensors& t = st.problem->tensors();
-    b.tensor(g.x, tile_view(s, t.x, tile)).tensor(g.x_norm, tile_view(s, t.x_norm, tile));
-    const TensorView q = tile_view(s, t.q, tile), k = tile_view(s, t.k, tile), v = tile_view(s, t.v, tile);
-    b.tensor(g.q, q).tensor(g.k, k);
+    const Cut rows = tile_rows(st.problem->shapes(), tile);
+    b.tensor(g.x, sub(t.x, rows)).tensor(g.x_norm, sub(t.x_norm, rows));
+    b.tensor(g.q, sub(t.q, rows)).tensor(g.k, sub(t.k, rows));
     const std::vector<Launch>& ql = st.of(Op::QProj);
     const std::uint32_t cq = st.problem->chunk_size(Op::QProj);
     for (std::size_t i = 0; i < ql.size(); ++i)
-        b.tensor(g.q_out[i], cols(q, cq, ql[i]));
+        b.tensor(g.q_out[i], sub(t.q, rows, launch_range(cq, ql[i])));
     const std::vector<Launch>& kl = st.of(Op::KProj);
     const std::uint32_t ck = st.problem->chunk_size(Op::KProj), cv = st.problem->chunk_size(Op::VProj);
     for (std::size_t i = 0; i < kl.size(); ++i) {
-        b.tensor(g.k_out[i], cols(k, ck, kl[i]));
-        b.tensor(g.v_out[i], cols(v, cv, kl[i]));
+        b.tensor(g.k_out[i], sub(t.k, rows, launch_range(ck, kl[i])));
+        b.tensor(g.v_out[i], sub(t.v, rows, launch_range(cv, kl[i])));
     }
-    b.tensor(g.q_normed, tile_view(s, t.q_normed, tile)).tensor(g.k_normed, tile_view(s, t.k_normed, tile));
+    b.tensor(g.q_normed, sub(t.q_normed, rows)).tensor(g.k_normed, sub(t.k_normed, rows));
 }
 
 void bind_g2(Bindings& b, const G2Layout& g, const DecodeGraph::State& st, std::uint32_t row) {
     const Shapes& s = st.problem->shapes();
     const Tensors& t = st.problem->tensors();
-    const std::uint32_t len = st.problem->context_len(row), pos = len - 1, nb = st.problem->kv_blocks(row);
-    const TensorView k_cache = row_view(t.k_cache, row), v_cache = row_view(t.v_cache, row);
-    const TensorView q_rope = row_view(t.q_rope, row);
-    b.tensor(g.q_normed, row_view(t.q_normed, row))
-        .tensor(g.k_normed, row_view(t.k_normed, row))
-        .tensor(g.v, row_view(t.v, row))
-        .tensor(g.q_rope, q_rope)
-        .tensor(g.k_new, narrow(k_cache, 2, pos, 1))
-        .tensor(g.v_new, narrow(v_cache, 2, pos, 1))
+    const std::uint32_t len = st.problem->context_len(row), pos = len - 1;
+    const Cut r = batch_row(row), at_pos{2, pos, 1};
+    b.tensor(g.q_normed, sub(t.q_normed, r))
+        .tensor(g.k_normed, sub(t.k_normed, r))
+        .tensor(g.v, sub(t.v, r))
+        .tensor(g.q_rope, sub(t.q_rope, r))
+        .tensor(g.k_new, sub(t.k_cache, r, at_pos))
+        .tensor(g.v_new, sub(t.v_cache, r, at_pos))
         .scalar(g.pos, pos);
 
-    const TensorView scores = row_view(t.scores, row), probs = row_view(t.probs, row);
-    const TensorView block_max = row_view(t.block_max, row), block_sum = row_view(t.block_sum, row);
-    const TensorView o_part = row_view(t.o_part, row), attn = row_view(t.attn, row);
+    const Cut context = leading(2, len), blocks = leading(2, st.problem->kv_blocks(row));
     const std::uint32_t c = st.problem->chunk_size(Op::QkMatmul), kv = kv_per_chunk(s);
     const std::vector<Launch>& att = st.of(Op::QkMatmul);
     for (std::size_t i = 0; i < att.size(); ++i) {
         const Launch l = att[i];
+        const Cut heads = launch_range(c, l), kv_heads = launch_range(kv, l);
         const G2Layout::Attention& a = g.attention[i];
-        b.tensor(a.q_rope, heads(q_rope, c, l))
-            .tensor(a.k_cache, narrow(heads(k_cache, kv, l), 2, 0, len))
-            .tensor(a.scores, narrow(heads(scores, c, l), 2, 0, len))
-            .tensor(a.probs, narrow(heads(probs, c, l), 2, 0, len))
-            .tensor(a.block_max, narrow(heads(block_max, c, l), 2, 0, nb))
-            .tensor(a.block_sum, narrow(heads(block_sum, c, l), 2, 0, nb))
-            .tensor(a.v_cache, narrow(heads(v_cache, kv, l), 2, 0, len))
-            .tensor(a.o_part, narrow(heads(o_part, c, l), 2, 0, nb))
-            .tensor(a.attn, cols(attn, c * s.head_dim, l));
+        b.tensor(a.q_rope, sub(t.q_rope, r, heads))
+            .tensor(a.k_cache, sub(t.k_cache, r, kv_heads, context))
+            .tensor(a.scores, sub(t.scores, r, heads, context))
+            .tensor(a.probs, sub(t.probs, r, heads, context))
+            .tensor(a.block_max, sub(t.block_max, r, heads, blocks))
+            .tensor(a.block_sum, sub(t.block_sum, r, heads, blocks))
+            .tensor(a.v_cache, sub(t.v_cache, r, kv_heads, context))
+            .tensor(a.o_part, sub(t.o_part, r, heads, blocks))
+            .tensor(a.attn, sub(t.attn, r, launch_range(c * s.head_dim, l)));
     }
 }
 
 void bind_g3(Bindings& b, const G3Layout& g, const DecodeGraph::State& st, std::uint32_t tile) {
-    const Shapes& s = st.problem->shapes();
     const Tensors& t = st.problem->tensors();
-    const TensorView x = tile_view(s, t.x, tile), h1 = tile_view(s, t.h1, tile);
-    const TensorView act = tile_view(s, t.act, tile), down = tile_view(s, t.down, tile);
-    const TensorView out = tile_view(s, t.out, tile);
-    b.tensor(g.attn, tile_view(s, t.attn, tile)).tensor(g.h1, h1);
-    b.tensor(g.h1_norm, tile_view(s, t.h1_norm, tile)).tensor(g.act, act);
+    const Cut rows = tile_rows(st.problem->shapes(), tile);
+    b.tensor(g.attn, sub(t.attn, rows)).tensor(g.h1, sub(t.h1, rows));
+    b.tensor(g.h1_norm, sub(t.h1_norm, rows)).tensor(g.act, sub(t.act, rows));
 
     const std::vector<Launch>& outs = st.of(Op::OutProjResidual);
     const std::uint32_t c_out = st.problem->chunk_size(Op::OutProjResidual);
     for (std::size_t j = 0; j < outs.size(); ++j) {
-        b.tensor(g.x_cols[j], cols(x, c_out, outs[j]));
-        b.tensor(g.h1_cols[j], cols(h1, c_out, outs[j]));
-        b.tensor(g.down_cols[j], cols(down, c_out, outs[j]));
-        b.tensor(g.out_cols[j], cols(out, c_out, outs[j]));
+        const Cut columns = launch_range(c_out, outs[j]);
+        b.tensor(g.x_cols[j], sub(t.x, rows, columns));
+        b.tensor(g.h1_cols[j], sub(t.h1, rows, columns));
+        b.tensor(g.down_cols[j], sub(t.down, rows, columns));
+        b.tensor(g.out_cols[j], sub(t.out, rows, columns));
     }
-    const TensorView gate = tile_view(s, t.gate, tile), up = tile_view(s, t.up, tile);
     const std::vector<Launch>& mlp = st.of(Op::GateProj);
     const std::uint32_t c_mlp = st.problem->chunk_size(Op::GateProj);
     for (std::size_t i = 0; i < mlp.size(); ++i) {
-        b.tensor(g.gate_cols[i], cols(gate, c_mlp, mlp[i]));
-        b.tensor(g.up_cols[i], cols(up, c_mlp, mlp[i]));
-        b.tensor(g.act_cols[i], cols(act, c_mlp, mlp[i]));
+        const Cut columns = launch_range(c_mlp, mlp[i]);
+        b.tensor(g.gate_cols[i], sub(t.gate, rows, columns));
+        b.tensor(g.up_cols[i], sub(t.up, rows, columns));
+        b.tensor(g.act_cols[i], sub(t.act, rows, columns));
     }
 }
 

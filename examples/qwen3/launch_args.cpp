@@ -8,22 +8,11 @@
 #include "pto/runtime/detail/throw.h"
 
 namespace pto::examples::qwen3 {
-namespace {
-
-TensorView tile_view(const Problem& p, const TensorView& v, std::uint32_t tile) {
-    return qwen3::tile_view(p.shapes(), v, tile);
-}
-
-/// heads: row b of a [B, heads, ...] view, restricted to the launch's head range (c heads per chunk).
-TensorView heads(const TensorView& v, std::uint32_t row, std::uint32_t c, Launch l) {
-    return qwen3::heads(row_view(v, row), c, l);
-}
-
-}  // namespace
 
 void rmsnorm_args(const Problem& p, std::uint32_t tile, Args& a) {
     const Tensors& t = p.tensors();
-    a.input(tile_view(p, t.x, tile)).input(t.rms_weight).output(tile_view(p, t.x_norm, tile)).scalar(0u);
+    const Cut rows = tile_rows(p.shapes(), tile);
+    a.input(sub(t.x, rows)).input(t.rms_weight).output(sub(t.x_norm, rows)).scalar(0u);
 }
 
 void projection_args(Op op, const Problem& p, std::uint32_t tile, Launch l, Args& a) {
@@ -54,9 +43,10 @@ void projection_args(Op op, const Problem& p, std::uint32_t tile, Launch l, Args
         }
     }();
     const std::uint32_t c = p.chunk_size(op);
-    a.input(tile_view(p, o.in, tile))
+    const Cut rows = tile_rows(p.shapes(), tile);
+    a.input(sub(o.in, rows))
         .input(o.weight)
-        .output(cols(tile_view(p, o.out, tile), c, l))
+        .output(sub(o.out, rows, launch_range(c, l)))
         .scalar(l.chunk_base)
         .scalar(c)
         .block_num(l.block_num);
@@ -64,26 +54,28 @@ void projection_args(Op op, const Problem& p, std::uint32_t tile, Launch l, Args
 
 void qk_norm_args(const Problem& p, std::uint32_t tile, Args& a) {
     const Tensors& t = p.tensors();
-    a.input(tile_view(p, t.q, tile))
-        .input(tile_view(p, t.k, tile))
+    const Cut rows = tile_rows(p.shapes(), tile);
+    a.input(sub(t.q, rows))
+        .input(sub(t.k, rows))
         .input(t.q_norm_weight)
         .input(t.k_norm_weight)
-        .output(tile_view(p, t.q_normed, tile))
-        .output(tile_view(p, t.k_normed, tile))
+        .output(sub(t.q_normed, rows))
+        .output(sub(t.k_normed, rows))
         .scalar(0u);
 }
 
 void rope_kv_cache_args(const Problem& p, std::uint32_t row, Args& a) {
     const Tensors& t = p.tensors();
     const std::uint32_t pos = p.context_len(row) - 1;
-    a.input(narrow(t.q_normed, 0, row, 1))
-        .input(narrow(t.k_normed, 0, row, 1))
-        .input(narrow(t.v, 0, row, 1))
+    const Cut b = batch_row(row), at_pos{2, pos, 1};
+    a.input(sub(t.q_normed, b))
+        .input(sub(t.k_normed, b))
+        .input(sub(t.v, b))
         .input(t.rope_cos)
         .input(t.rope_sin)
-        .output(narrow(t.q_rope, 0, row, 1))
-        .output(narrow(narrow(t.k_cache, 0, row, 1), 2, pos, 1))
-        .output(narrow(narrow(t.v_cache, 0, row, 1), 2, pos, 1))
+        .output(sub(t.q_rope, b))
+        .output(sub(t.k_cache, b, at_pos))
+        .output(sub(t.v_cache, b, at_pos))
         .scalar(0u)
         .scalar(pos);
 }
@@ -91,10 +83,11 @@ void rope_kv_cache_args(const Problem& p, std::uint32_t row, Args& a) {
 void qk_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
-    const std::uint32_t c = p.chunk_size(Op::QkMatmul), len = p.context_len(row);
-    a.input(heads(t.q_rope, row, c, l))
-        .input(narrow(heads(t.k_cache, row, kv_per_chunk(s), l), 2, 0, len))
-        .output(narrow(heads(t.scores, row, c, l), 2, 0, len))
+    const std::uint32_t c = p.chunk_size(Op::QkMatmul);
+    const Cut b = batch_row(row), heads = launch_range(c, l), context = leading(2, p.context_len(row));
+    a.input(sub(t.q_rope, b, heads))
+        .input(sub(t.k_cache, b, launch_range(kv_per_chunk(s), l), context))
+        .output(sub(t.scores, b, heads, context))
         .scalar(l.chunk_base)
         .block_num(l.block_num);
 }
@@ -102,11 +95,13 @@ void qk_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
 void softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
-    const std::uint32_t c = p.chunk_size(Op::Softmax), len = p.context_len(row), nb = p.kv_blocks(row);
-    a.input(narrow(heads(t.scores, row, c, l), 2, 0, len))
-        .output(narrow(heads(t.probs, row, c, l), 2, 0, len))
-        .output(narrow(heads(t.block_max, row, c, l), 2, 0, nb))
-        .output(narrow(heads(t.block_sum, row, c, l), 2, 0, nb))
+    const std::uint32_t c = p.chunk_size(Op::Softmax);
+    const Cut b = batch_row(row), heads = launch_range(c, l), context = leading(2, p.context_len(row));
+    const Cut blocks = leading(2, p.kv_blocks(row));
+    a.input(sub(t.scores, b, heads, context))
+        .output(sub(t.probs, b, heads, context))
+        .output(sub(t.block_max, b, heads, blocks))
+        .output(sub(t.block_sum, b, heads, blocks))
         .scalar(l.chunk_base)
         .scalar(s.kv_block)
         .block_num(l.block_num);
@@ -115,10 +110,11 @@ void softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
 void sv_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
-    const std::uint32_t c = p.chunk_size(Op::SvMatmul), len = p.context_len(row), nb = p.kv_blocks(row);
-    a.input(narrow(heads(t.probs, row, c, l), 2, 0, len))
-        .input(narrow(heads(t.v_cache, row, kv_per_chunk(s), l), 2, 0, len))
-        .output(narrow(heads(t.o_part, row, c, l), 2, 0, nb))
+    const std::uint32_t c = p.chunk_size(Op::SvMatmul);
+    const Cut b = batch_row(row), heads = launch_range(c, l), context = leading(2, p.context_len(row));
+    a.input(sub(t.probs, b, heads, context))
+        .input(sub(t.v_cache, b, launch_range(kv_per_chunk(s), l), context))
+        .output(sub(t.o_part, b, heads, leading(2, p.kv_blocks(row))))
         .scalar(l.chunk_base)
         .scalar(s.kv_block)
         .block_num(l.block_num);
@@ -127,11 +123,12 @@ void sv_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
 void online_softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
-    const std::uint32_t c = p.chunk_size(Op::OnlineSoftmax), nb = p.kv_blocks(row);
-    a.input(narrow(heads(t.o_part, row, c, l), 2, 0, nb))
-        .input(narrow(heads(t.block_max, row, c, l), 2, 0, nb))
-        .input(narrow(heads(t.block_sum, row, c, l), 2, 0, nb))
-        .output(cols(narrow(t.attn, 0, row, 1), c * s.head_dim, l))
+    const std::uint32_t c = p.chunk_size(Op::OnlineSoftmax);
+    const Cut b = batch_row(row), heads = launch_range(c, l), blocks = leading(2, p.kv_blocks(row));
+    a.input(sub(t.o_part, b, heads, blocks))
+        .input(sub(t.block_max, b, heads, blocks))
+        .input(sub(t.block_sum, b, heads, blocks))
+        .output(sub(t.attn, b, launch_range(c * s.head_dim, l)))
         .scalar(l.chunk_base)
         .block_num(l.block_num);
 }
@@ -139,10 +136,11 @@ void online_softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a)
 void out_proj_residual_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const std::uint32_t c = p.chunk_size(Op::OutProjResidual);
-    a.input(tile_view(p, t.attn, tile))
+    const Cut rows = tile_rows(p.shapes(), tile), columns = launch_range(c, l);
+    a.input(sub(t.attn, rows))
         .input(t.wo)
-        .input(cols(tile_view(p, t.x, tile), c, l))
-        .output(cols(tile_view(p, t.h1, tile), c, l))
+        .input(sub(t.x, rows, columns))
+        .output(sub(t.h1, rows, columns))
         .scalar(l.chunk_base)
         .scalar(c)
         .block_num(l.block_num);
@@ -150,18 +148,17 @@ void out_proj_residual_args(const Problem& p, std::uint32_t tile, Launch l, Args
 
 void post_rmsnorm_args(const Problem& p, std::uint32_t tile, Args& a) {
     const Tensors& t = p.tensors();
-    a.input(tile_view(p, t.h1, tile))
-        .input(t.post_rms_weight)
-        .output(tile_view(p, t.h1_norm, tile))
-        .scalar(0u);
+    const Cut rows = tile_rows(p.shapes(), tile);
+    a.input(sub(t.h1, rows)).input(t.post_rms_weight).output(sub(t.h1_norm, rows)).scalar(0u);
 }
 
 void silu_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const std::uint32_t c = p.chunk_size(Op::Silu);
-    a.input(cols(tile_view(p, t.gate, tile), c, l))
-        .input(cols(tile_view(p, t.up, tile), c, l))
-        .output(cols(tile_view(p, t.act, tile), c, l))
+    const Cut rows = tile_rows(p.shapes(), tile), columns = launch_range(c, l);
+    a.input(sub(t.gate, rows, columns))
+        .input(sub(t.up, rows, columns))
+        .output(sub(t.act, rows, columns))
         .scalar(l.chunk_base)
         .scalar(c)
         .block_num(l.block_num);
@@ -170,9 +167,10 @@ void silu_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
 void down_proj_residual_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const std::uint32_t c = p.chunk_size(Op::DownProjResidual);
-    a.input(cols(tile_view(p, t.down, tile), c, l))
-        .input(cols(tile_view(p, t.h1, tile), c, l))
-        .output(cols(tile_view(p, t.out, tile), c, l))
+    const Cut rows = tile_rows(p.shapes(), tile), columns = launch_range(c, l);
+    a.input(sub(t.down, rows, columns))
+        .input(sub(t.h1, rows, columns))
+        .output(sub(t.out, rows, columns))
         .scalar(l.chunk_base)
         .scalar(c)
         .block_num(l.block_num);

@@ -14,33 +14,51 @@ namespace pto::examples::qwen3 {
 // ---- View helpers (shared by the Args builders below and the static templates' bindings) ----------------
 // Inline: views are built per launch on the orchestration path both graph versions measure.
 
-/// narrow: v restricted to [start, start + length) along `dim`. TensorView::slice without its range
-/// check, which is out of line: every range here follows from validated Shapes (asserted in debug builds).
-inline TensorView narrow(TensorView v, int dim, std::uint32_t start, std::uint32_t length) {
-    PTO_ASSERT(static_cast<std::uint64_t>(start) + length <= v.shape[dim], "launch view inside its tensor");
-    v.offset += static_cast<std::int64_t>(start) * v.strides[dim];
-    v.shape[dim] = length;
-    return v;
+/// Cut: the indices [start, start + length) of dimension `dim`: one restriction of a launch view.
+struct Cut {
+    int dim;
+    std::uint32_t start;
+    std::uint32_t length;
+};
+
+/// restrict_to: narrows `v` in place to the cut. TensorView::slice without its range check, which is out of
+/// line: every range here follows from validated Shapes (asserted in debug builds).
+inline void restrict_to(TensorView& v, Cut c) {
+    PTO_ASSERT(static_cast<std::uint64_t>(c.start) + c.length <= v.shape[c.dim],
+               "launch view inside its tensor");
+    v.offset += static_cast<std::int64_t>(c.start) * v.strides[c.dim];
+    v.shape[c.dim] = c.length;
 }
 
-/// tile_view: the valid rows of tile `tile` of a [B, ...] view (10 rows in the last tile at full size).
-inline TensorView tile_view(const Shapes& s, const TensorView& v, std::uint32_t tile) {
-    return narrow(v, 0, tile * s.tile_rows, s.valid_rows(tile));
+/// sub: `v` restricted by every cut, built with one copy of the view. Nesting view functions instead
+/// (narrow(heads(row(v)))) copies the 96-byte view once per level, since a function cannot return its
+/// parameter without a copy: that was a third of the instructions of binding a Scope 2 instance.
+template <class... Cuts>
+inline TensorView sub(const TensorView& v, Cuts... cuts) {
+    TensorView r = v;
+    (restrict_to(r, cuts), ...);
+    return r;
 }
 
-/// cols: the launch's column range of a [rows, n] view, chunks of c columns.
-inline TensorView cols(const TensorView& v, std::uint32_t c, Launch l) {
-    return narrow(v, 1, l.chunk_base * c, l.block_num * c);
+/// tile_rows: the valid rows of tile `tile` of a [B, ...] view (10 rows in the last tile at full size).
+inline Cut tile_rows(const Shapes& s, std::uint32_t tile) {
+    return {0, tile * s.tile_rows, s.valid_rows(tile)};
 }
 
-/// row_view: batch row `row` of a [B, ...] view.
-inline TensorView row_view(const TensorView& v, std::uint32_t row) {
-    return narrow(v, 0, row, 1);
+/// batch_row: row `row` of a [B, ...] view.
+inline Cut batch_row(std::uint32_t row) {
+    return {0, row, 1};
 }
 
-/// heads: dimension 1 of a row view restricted to the launch's head range (c heads per chunk).
-inline TensorView heads(const TensorView& row, std::uint32_t c, Launch l) {
-    return narrow(row, 1, l.chunk_base * c, l.block_num * c);
+/// launch_range: dimension 1 restricted to the launch's chunks, c indices per chunk: the column range of
+/// a [rows, n] view, or the head range of a row of a [B, heads, ...] view.
+inline Cut launch_range(std::uint32_t c, Launch l) {
+    return {1, l.chunk_base * c, l.block_num * c};
+}
+
+/// leading: the first `length` indices of dimension `dim` (a row's context or its KV blocks).
+inline Cut leading(int dim, std::uint32_t length) {
+    return {dim, 0, length};
 }
 
 /// kv_per_chunk: attention chunks are head groups; q heads c*g .. map to KV heads c*g/group.
