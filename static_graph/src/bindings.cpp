@@ -83,6 +83,33 @@ void detail::throw_bad_scalar_binding(const BindingsState& s, std::uint32_t slot
     throw_bad_slot(*s.tpl, "scalar", slot, s.tpl->scalar_slots.size());
 }
 
+void detail::throw_bad_binding_slice(BindingsState& s, std::uint32_t slot, const TensorView& view,
+                                     std::initializer_list<Slice> slices) {
+    s.tensor_stamps[slot] = 0;  // never a generation: unbound
+    const TemplateData& t = *s.tpl;
+    TensorView narrowed = view;
+    std::size_t k = 0;
+    for (const Slice& slice : slices) {
+        if (!slice_in_place(narrowed, slice)) {
+            const bool bad_dim =
+                slice.dim < 0 || slice.dim >= narrowed.ndim || narrowed.ndim > kMaxTensorDims;
+            detail::throw_error(
+                ErrorCode::InvalidTensor,
+                "Bindings of template '" + t.name + "': tensor slot '" + t.tensor_slots[slot].name +
+                    "': slice " + std::to_string(k) + " (dimension " + std::to_string(slice.dim) + ", [" +
+                    std::to_string(slice.start) + ", " +
+                    std::to_string(std::uint64_t{slice.start} + slice.length) + ")) leaves the view, " +
+                    (bad_dim ? "which has rank " + std::to_string(narrowed.ndim)
+                             : "whose dimension " + std::to_string(slice.dim) + " has " +
+                                   std::to_string(narrowed.shape[slice.dim]) + " indices") +
+                    "; the slot is left unbound");
+        }
+        ++k;
+    }
+    PTO_ASSERT(false, "throw_bad_binding_slice: every slice fits");
+    std::abort();
+}
+
 Bindings::Bindings(const Template& tpl) {
     if (!tpl.is_valid()) [[unlikely]]
         detail::throw_error(

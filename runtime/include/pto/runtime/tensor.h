@@ -55,6 +55,14 @@ struct TensorCreateInfo {
     [[nodiscard]] std::uint64_t byte_size() const { return element_count() * size_of(dtype); }
 };
 
+/// Slice: the indices [start, start + length) of dimension `dim` of a view. Bindings::tensor takes a list of
+/// them to bind a sub-view without building it first (see there).
+struct Slice {
+    int dim;
+    std::uint32_t start;
+    std::uint32_t length;
+};
+
 /// TensorView: `shape` elements starting at element `offset` of the buffer at `base`, stepping `strides`
 /// elements per index of each dimension (strides may be any non-negative values: transposed and interleaved
 /// views are exact). The buffer is identified by `base`: two views alias only if their bases are equal.
@@ -83,6 +91,7 @@ struct TensorView {
     /// slice: the sub-view of `length` indices from `start` along dimension `dim`; same rank. Inline: graph
     /// builders slice per launch. Throws InvalidTensor if the range leaves the view.
     [[nodiscard]] TensorView slice(int dim, std::uint32_t start, std::uint32_t length) const;
+    [[nodiscard]] TensorView slice(Slice s) const { return slice(s.dim, s.start, s.length); }
     /// reshape: the same elements under a new row-major shape; the view must be contiguous.
     [[nodiscard]] TensorView reshape(std::initializer_list<std::uint32_t> dims) const;
     /// transpose: swaps dimensions a and b (strides follow, no data moves).
@@ -104,6 +113,20 @@ struct TensorView {
 namespace detail {
 [[noreturn]] void throw_bad_slice(const TensorView& view, int dim, std::uint32_t start, std::uint32_t length);
 [[noreturn]] void throw_bad_rank(std::size_t ndim);
+
+/// slice_in_place: narrows `v` to `s` as TensorView::slice does, in place; false (v unchanged) if the slice
+/// leaves the view. Shared by slice and by Bindings::tensor's in-place slices.
+inline bool slice_in_place(TensorView& v, Slice s) {
+    if (s.dim < 0 || s.dim >= v.ndim || v.ndim > kMaxTensorDims ||
+        static_cast<std::uint64_t>(s.start) + s.length > v.shape[s.dim]) [[unlikely]]
+        return false;
+    // Unsigned: wraps (well defined) for views whose offsets leave the int64 range; same code as signed.
+    v.offset =
+        static_cast<std::int64_t>(static_cast<std::uint64_t>(v.offset) +
+                                  std::uint64_t{s.start} * static_cast<std::uint64_t>(v.strides[s.dim]));
+    v.shape[s.dim] = s.length;
+    return true;
+}
 }  // namespace detail
 
 inline TensorCreateInfo::TensorCreateInfo(DataType type, std::initializer_list<std::uint32_t> dims)
@@ -116,14 +139,9 @@ inline TensorCreateInfo::TensorCreateInfo(DataType type, std::initializer_list<s
 }
 
 inline TensorView TensorView::slice(int dim, std::uint32_t start, std::uint32_t length) const {
-    if (dim < 0 || dim >= ndim || ndim > kMaxTensorDims ||
-        static_cast<std::uint64_t>(start) + length > shape[dim]) [[unlikely]]
-        detail::throw_bad_slice(*this, dim, start, length);
     TensorView v = *this;
-    // Unsigned: wraps (well defined) for views whose offsets leave the int64 range; same code as signed.
-    v.offset = static_cast<std::int64_t>(static_cast<std::uint64_t>(v.offset) +
-                                         std::uint64_t{start} * static_cast<std::uint64_t>(strides[dim]));
-    v.shape[dim] = length;
+    if (!detail::slice_in_place(v, Slice{dim, start, length})) [[unlikely]]
+        detail::throw_bad_slice(*this, dim, start, length);
     return v;
 }
 

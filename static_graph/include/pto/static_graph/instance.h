@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 #include "pto/runtime/ids.h"
@@ -95,6 +96,28 @@ class Bindings {
         if (slot.index >= t.tensor_slot_count || view.base == nullptr) [[unlikely]]
             detail::throw_bad_tensor_binding(*s_, slot.index);
         detail::copy_view(&t.tensor_slots[slot.index], view);
+        t.tensor_stamps[slot.index] = *t.generation;
+        return *this;
+    }
+    /// tensor: binds `view` narrowed by each slice in turn (what view.slice(...).slice(...) returns), built
+    /// in the binding's own storage. Per-instance views are mostly sub-views of a few whole tensors; bound
+    /// this way each costs one copy of the view, while a sub-view built first is copied again, and that copy
+    /// stalls reading across the narrow stores that just built it. Throws as tensor(slot, view), and
+    /// InvalidTensor naming the slot if a slice leaves the view (the slot is then left unbound).
+    ///
+    ///     b.tensor(k, k_cache, pto::Slice{0, row, 1}, pto::Slice{2, 0, context_len});
+    template <class... More>
+    Bindings& tensor(TensorSlot slot, const TensorView& view, Slice first, More... more) {
+        static_assert((std::is_same_v<More, Slice> && ...), "Bindings::tensor: slices are pto::Slice values");
+        const detail::BindingTables& t = tables_;
+        if (slot.index >= t.tensor_slot_count || view.base == nullptr) [[unlikely]]
+            detail::throw_bad_tensor_binding(*s_, slot.index);
+        TensorView& bound = t.tensor_slots[slot.index];
+        detail::copy_view(&bound, view);
+        if (!(detail::slice_in_place(bound, first) && (detail::slice_in_place(bound, more) && ...)))
+            [[unlikely]]
+            detail::throw_bad_binding_slice(*s_, slot.index, view,
+                                            std::initializer_list<Slice>{first, more...});
         t.tensor_stamps[slot.index] = *t.generation;
         return *this;
     }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 #include "pto/runtime/detail/copy_view.h"
 #include "pto/runtime/tensor.h"
@@ -15,6 +16,10 @@ struct BindingsState;
 /// throw_bad_tensor_binding / throw_bad_scalar_binding: the errors of Bindings::tensor / scalar (cold).
 [[noreturn]] void throw_bad_tensor_binding(const BindingsState& s, std::uint32_t slot);
 [[noreturn]] void throw_bad_scalar_binding(const BindingsState& s, std::uint32_t slot);
+/// throw_bad_binding_slice: Bindings::tensor with slices, one of which leaves `view` (cold); unbinds the
+/// slot, whose storage holds a partly narrowed view.
+[[noreturn]] void throw_bad_binding_slice(BindingsState& s, std::uint32_t slot, const TensorView& view,
+                                          std::initializer_list<Slice> slices);
 
 /// BindingTables: pointers into a Bindings' workspace: one bound view and one bound scalar per slot (the
 /// runtime copies each to every argument the slot feeds when it writes the instance's arguments), and the
