@@ -22,15 +22,28 @@ inline TensorView token_rows(const Shapes& s, const TensorView& v, const Launch&
     const std::uint32_t begin = l.chunk_base * s.tile_rows;
     return v.slice(0, begin, std::min(s.tokens, (l.chunk_base + l.block_num) * s.tile_rows) - begin);
 }
+/// tile_rows: the rows of an expert tile. As a Slice for the static template, which binds views in place
+/// (Bindings::tensor(slot, tensor, slices...)); as a view for the argument builders. The same for the two
+/// helpers below.
+inline Slice tile_rows(const ExpertTile& t) {
+    return {0, t.row_begin, t.rows};
+}
 inline TensorView tile_rows(const TensorView& v, const ExpertTile& t) {
-    return v.slice(0, t.row_begin, t.rows);
+    return v.slice(tile_rows(t));
 }
 /// chunk_cols: columns of launch `l` of an operator with `chunk` columns per chunk.
+inline Slice chunk_cols(const Launch& l, std::uint32_t chunk) {
+    return {1, l.chunk_base * chunk, l.block_num * chunk};
+}
 inline TensorView chunk_cols(const TensorView& v, const Launch& l, std::uint32_t chunk) {
-    return v.slice(1, l.chunk_base * chunk, l.block_num * chunk);
+    return v.slice(chunk_cols(l, chunk));
+}
+/// expert_weight: expert e's weight matrix.
+inline Slice expert_weight(std::uint32_t e) {
+    return {0, e, 1};
 }
 inline TensorView expert_weight(const TensorView& w, std::uint32_t e) {
-    return w.slice(0, e, 1);
+    return w.slice(expert_weight(e));
 }
 
 inline Args& router_args(Args& a, const Shapes& s, const Tensors& t, const Launch& l) {

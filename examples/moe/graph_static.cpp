@@ -92,22 +92,23 @@ void MoeGraph::State::expert_tile_static(const ExpertTile& e, bool is_manual, Ta
     const Tensors& t = problem.tensors();
     ExpertTemplate& et = is_manual ? manual : tensormap;
     Bindings& b = *et.bindings;
-    const TensorView gate = detail::tile_rows(t.gate, e), up = detail::tile_rows(t.up, e);
-    const TensorView act = detail::tile_rows(t.act, e), down = detail::tile_rows(t.down, e);
+    // Whole tensors and slices: each view is built in place in its binding.
+    const Slice rows = detail::tile_rows(e), expert = detail::expert_weight(e.expert);
     b.tensor(et.x, t.x)
-        .tensor(et.tokens, detail::tile_rows(t.assign_token, e))
-        .tensor(et.xe, detail::tile_rows(t.xe, e))
-        .tensor(et.act, act)
-        .tensor(et.w_gate, detail::expert_weight(t.w_gate, e.expert))
-        .tensor(et.w_up, detail::expert_weight(t.w_up, e.expert))
-        .tensor(et.w_down, detail::expert_weight(t.w_down, e.expert));
+        .tensor(et.tokens, t.assign_token, rows)
+        .tensor(et.xe, t.xe, rows)
+        .tensor(et.act, t.act, rows)
+        .tensor(et.w_gate, t.w_gate, expert)
+        .tensor(et.w_up, t.w_up, expert)
+        .tensor(et.w_down, t.w_down, expert);
     for (std::size_t i = 0; i < gate_launches.size(); ++i) {
-        b.tensor(et.gate[i], detail::chunk_cols(gate, gate_launches[i], s.gate_chunk()))
-            .tensor(et.up[i], detail::chunk_cols(up, gate_launches[i], s.gate_chunk()))
-            .tensor(et.act_cols[i], detail::chunk_cols(act, gate_launches[i], s.gate_chunk()));
+        const Slice columns = detail::chunk_cols(gate_launches[i], s.gate_chunk());
+        b.tensor(et.gate[i], t.gate, rows, columns)
+            .tensor(et.up[i], t.up, rows, columns)
+            .tensor(et.act_cols[i], t.act, rows, columns);
     }
     for (std::size_t j = 0; j < down_launches.size(); ++j)
-        b.tensor(et.down[j], detail::chunk_cols(down, down_launches[j], s.down_chunk()));
+        b.tensor(et.down[j], t.down, rows, detail::chunk_cols(down_launches[j], s.down_chunk()));
     if (is_manual) b.depend(0, route);
     const Instance inst = instantiate(b);
     for (const std::uint32_t d : et.down_nodes)

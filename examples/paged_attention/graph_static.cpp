@@ -96,23 +96,25 @@ void build_scope(const Problem& p, const ScopeDesc& s, GroupBody* bodies, const 
     const Shape& shape = p.shape();
     const TaskHandle alloc = alloc_tensors(scratch.infos(shape, s.group_count));
     const ScopeTensors t = scope_tensors(alloc);
-    const TensorView query = query_tile(p, s), key = cache_head(p.key_cache(), s);
-    const TensorView value = cache_head(p.value_cache(), s), table = table_row(p, s);
+    // Views bound as whole tensors and slices, so each is built in place in its binding.
+    const TileSlices tile = tile_slices(p, s);
+    const Slice head = head_slice(s);
     Instance previous;
     for (std::uint32_t group = 0; group < s.group_count; ++group) {
         const GroupDesc g = group_desc(shape, s, group);
         Bindings& b = *bodies[static_cast<int>(position_of(g))].bindings;
-        b.tensor(slots.query, query)
-            .tensor(slots.key, key)
-            .tensor(slots.value, value)
-            .tensor(slots.table, table);
-        b.tensor(slots.sij, group_slice(t.sij, group))
-            .tensor(slots.pij, group_slice(t.pij, group))
-            .tensor(slots.mi, group_slice(t.mi, group))
-            .tensor(slots.li, group_slice(t.li, group))
-            .tensor(slots.oi_new, group_slice(t.oi_new, group));
+        b.tensor(slots.query, p.query(), tile.row, tile.heads)
+            .tensor(slots.key, p.key_cache(), head)
+            .tensor(slots.value, p.value_cache(), head)
+            .tensor(slots.table, p.block_table(), table_row_slice(s));
+        const Slice in_group = group_slice(group);
+        b.tensor(slots.sij, t.sij, in_group)
+            .tensor(slots.pij, t.pij, in_group)
+            .tensor(slots.mi, t.mi, in_group)
+            .tensor(slots.li, t.li, in_group)
+            .tensor(slots.oi_new, t.oi_new, in_group);
         b.tensor(slots.m_run, t.m_run).tensor(slots.l_run, t.l_run).tensor(slots.oi, t.oi);
-        if (g.is_last) b.tensor(slots.out, out_tile(p, s));
+        if (g.is_last) b.tensor(slots.out, p.out(), tile.row, tile.heads);
         b.scalar(slots.first_block, g.first_block)
             .scalar(slots.block_count, g.block_count)
             .scalar(slots.valid_tokens, g.valid_tokens);

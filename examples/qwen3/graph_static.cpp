@@ -14,76 +14,76 @@ namespace {
 
 void bind_g1(Bindings& b, const G1Layout& g, const DecodeGraph::State& st, std::uint32_t tile) {
     const Tensors& t = st.problem->tensors();
-    const Cut rows = tile_rows(st.problem->shapes(), tile);
-    b.tensor(g.x, sub(t.x, rows)).tensor(g.x_norm, sub(t.x_norm, rows));
-    b.tensor(g.q, sub(t.q, rows)).tensor(g.k, sub(t.k, rows));
+    const Slice rows = tile_rows(st.problem->shapes(), tile);
+    b.tensor(g.x, t.x, rows).tensor(g.x_norm, t.x_norm, rows);
+    b.tensor(g.q, t.q, rows).tensor(g.k, t.k, rows);
     const std::vector<Launch>& ql = st.of(Op::QProj);
     const std::uint32_t cq = st.problem->chunk_size(Op::QProj);
     for (std::size_t i = 0; i < ql.size(); ++i)
-        b.tensor(g.q_out[i], sub(t.q, rows, launch_range(cq, ql[i])));
+        b.tensor(g.q_out[i], t.q, rows, launch_range(cq, ql[i]));
     const std::vector<Launch>& kl = st.of(Op::KProj);
     const std::uint32_t ck = st.problem->chunk_size(Op::KProj), cv = st.problem->chunk_size(Op::VProj);
     for (std::size_t i = 0; i < kl.size(); ++i) {
-        b.tensor(g.k_out[i], sub(t.k, rows, launch_range(ck, kl[i])));
-        b.tensor(g.v_out[i], sub(t.v, rows, launch_range(cv, kl[i])));
+        b.tensor(g.k_out[i], t.k, rows, launch_range(ck, kl[i]));
+        b.tensor(g.v_out[i], t.v, rows, launch_range(cv, kl[i]));
     }
-    b.tensor(g.q_normed, sub(t.q_normed, rows)).tensor(g.k_normed, sub(t.k_normed, rows));
+    b.tensor(g.q_normed, t.q_normed, rows).tensor(g.k_normed, t.k_normed, rows);
 }
 
 void bind_g2(Bindings& b, const G2Layout& g, const DecodeGraph::State& st, std::uint32_t row) {
     const Shapes& s = st.problem->shapes();
     const Tensors& t = st.problem->tensors();
     const std::uint32_t len = st.problem->context_len(row), pos = len - 1;
-    const Cut r = batch_row(row), at_pos{2, pos, 1};
-    b.tensor(g.q_normed, sub(t.q_normed, r))
-        .tensor(g.k_normed, sub(t.k_normed, r))
-        .tensor(g.v, sub(t.v, r))
-        .tensor(g.q_rope, sub(t.q_rope, r))
-        .tensor(g.k_new, sub(t.k_cache, r, at_pos))
-        .tensor(g.v_new, sub(t.v_cache, r, at_pos))
+    const Slice r = batch_row(row), at_pos{2, pos, 1};
+    b.tensor(g.q_normed, t.q_normed, r)
+        .tensor(g.k_normed, t.k_normed, r)
+        .tensor(g.v, t.v, r)
+        .tensor(g.q_rope, t.q_rope, r)
+        .tensor(g.k_new, t.k_cache, r, at_pos)
+        .tensor(g.v_new, t.v_cache, r, at_pos)
         .scalar(g.pos, pos);
 
-    const Cut context = leading(2, len), blocks = leading(2, st.problem->kv_blocks(row));
+    const Slice context = leading(2, len), blocks = leading(2, st.problem->kv_blocks(row));
     const std::uint32_t c = st.problem->chunk_size(Op::QkMatmul), kv = kv_per_chunk(s);
     const std::vector<Launch>& att = st.of(Op::QkMatmul);
     for (std::size_t i = 0; i < att.size(); ++i) {
         const Launch l = att[i];
-        const Cut heads = launch_range(c, l), kv_heads = launch_range(kv, l);
+        const Slice heads = launch_range(c, l), kv_heads = launch_range(kv, l);
         const G2Layout::Attention& a = g.attention[i];
-        b.tensor(a.q_rope, sub(t.q_rope, r, heads))
-            .tensor(a.k_cache, sub(t.k_cache, r, kv_heads, context))
-            .tensor(a.scores, sub(t.scores, r, heads, context))
-            .tensor(a.probs, sub(t.probs, r, heads, context))
-            .tensor(a.block_max, sub(t.block_max, r, heads, blocks))
-            .tensor(a.block_sum, sub(t.block_sum, r, heads, blocks))
-            .tensor(a.v_cache, sub(t.v_cache, r, kv_heads, context))
-            .tensor(a.o_part, sub(t.o_part, r, heads, blocks))
-            .tensor(a.attn, sub(t.attn, r, launch_range(c * s.head_dim, l)));
+        b.tensor(a.q_rope, t.q_rope, r, heads)
+            .tensor(a.k_cache, t.k_cache, r, kv_heads, context)
+            .tensor(a.scores, t.scores, r, heads, context)
+            .tensor(a.probs, t.probs, r, heads, context)
+            .tensor(a.block_max, t.block_max, r, heads, blocks)
+            .tensor(a.block_sum, t.block_sum, r, heads, blocks)
+            .tensor(a.v_cache, t.v_cache, r, kv_heads, context)
+            .tensor(a.o_part, t.o_part, r, heads, blocks)
+            .tensor(a.attn, t.attn, r, launch_range(c * s.head_dim, l));
     }
 }
 
 void bind_g3(Bindings& b, const G3Layout& g, const DecodeGraph::State& st, std::uint32_t tile) {
     const Tensors& t = st.problem->tensors();
-    const Cut rows = tile_rows(st.problem->shapes(), tile);
-    b.tensor(g.attn, sub(t.attn, rows)).tensor(g.h1, sub(t.h1, rows));
-    b.tensor(g.h1_norm, sub(t.h1_norm, rows)).tensor(g.act, sub(t.act, rows));
+    const Slice rows = tile_rows(st.problem->shapes(), tile);
+    b.tensor(g.attn, t.attn, rows).tensor(g.h1, t.h1, rows);
+    b.tensor(g.h1_norm, t.h1_norm, rows).tensor(g.act, t.act, rows);
 
     const std::vector<Launch>& outs = st.of(Op::OutProjResidual);
     const std::uint32_t c_out = st.problem->chunk_size(Op::OutProjResidual);
     for (std::size_t j = 0; j < outs.size(); ++j) {
-        const Cut columns = launch_range(c_out, outs[j]);
-        b.tensor(g.x_cols[j], sub(t.x, rows, columns));
-        b.tensor(g.h1_cols[j], sub(t.h1, rows, columns));
-        b.tensor(g.down_cols[j], sub(t.down, rows, columns));
-        b.tensor(g.out_cols[j], sub(t.out, rows, columns));
+        const Slice columns = launch_range(c_out, outs[j]);
+        b.tensor(g.x_cols[j], t.x, rows, columns);
+        b.tensor(g.h1_cols[j], t.h1, rows, columns);
+        b.tensor(g.down_cols[j], t.down, rows, columns);
+        b.tensor(g.out_cols[j], t.out, rows, columns);
     }
     const std::vector<Launch>& mlp = st.of(Op::GateProj);
     const std::uint32_t c_mlp = st.problem->chunk_size(Op::GateProj);
     for (std::size_t i = 0; i < mlp.size(); ++i) {
-        const Cut columns = launch_range(c_mlp, mlp[i]);
-        b.tensor(g.gate_cols[i], sub(t.gate, rows, columns));
-        b.tensor(g.up_cols[i], sub(t.up, rows, columns));
-        b.tensor(g.act_cols[i], sub(t.act, rows, columns));
+        const Slice columns = launch_range(c_mlp, mlp[i]);
+        b.tensor(g.gate_cols[i], t.gate, rows, columns);
+        b.tensor(g.up_cols[i], t.up, rows, columns);
+        b.tensor(g.act_cols[i], t.act, rows, columns);
     }
 }
 

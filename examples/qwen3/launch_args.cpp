@@ -11,7 +11,7 @@ namespace pto::examples::qwen3 {
 
 void rmsnorm_args(const Problem& p, std::uint32_t tile, Args& a) {
     const Tensors& t = p.tensors();
-    const Cut rows = tile_rows(p.shapes(), tile);
+    const Slice rows = tile_rows(p.shapes(), tile);
     a.input(sub(t.x, rows)).input(t.rms_weight).output(sub(t.x_norm, rows)).scalar(0u);
 }
 
@@ -43,7 +43,7 @@ void projection_args(Op op, const Problem& p, std::uint32_t tile, Launch l, Args
         }
     }();
     const std::uint32_t c = p.chunk_size(op);
-    const Cut rows = tile_rows(p.shapes(), tile);
+    const Slice rows = tile_rows(p.shapes(), tile);
     a.input(sub(o.in, rows))
         .input(o.weight)
         .output(sub(o.out, rows, launch_range(c, l)))
@@ -54,7 +54,7 @@ void projection_args(Op op, const Problem& p, std::uint32_t tile, Launch l, Args
 
 void qk_norm_args(const Problem& p, std::uint32_t tile, Args& a) {
     const Tensors& t = p.tensors();
-    const Cut rows = tile_rows(p.shapes(), tile);
+    const Slice rows = tile_rows(p.shapes(), tile);
     a.input(sub(t.q, rows))
         .input(sub(t.k, rows))
         .input(t.q_norm_weight)
@@ -67,7 +67,7 @@ void qk_norm_args(const Problem& p, std::uint32_t tile, Args& a) {
 void rope_kv_cache_args(const Problem& p, std::uint32_t row, Args& a) {
     const Tensors& t = p.tensors();
     const std::uint32_t pos = p.context_len(row) - 1;
-    const Cut b = batch_row(row), at_pos{2, pos, 1};
+    const Slice b = batch_row(row), at_pos{2, pos, 1};
     a.input(sub(t.q_normed, b))
         .input(sub(t.k_normed, b))
         .input(sub(t.v, b))
@@ -84,7 +84,7 @@ void qk_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
     const std::uint32_t c = p.chunk_size(Op::QkMatmul);
-    const Cut b = batch_row(row), heads = launch_range(c, l), context = leading(2, p.context_len(row));
+    const Slice b = batch_row(row), heads = launch_range(c, l), context = leading(2, p.context_len(row));
     a.input(sub(t.q_rope, b, heads))
         .input(sub(t.k_cache, b, launch_range(kv_per_chunk(s), l), context))
         .output(sub(t.scores, b, heads, context))
@@ -96,8 +96,8 @@ void softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
     const std::uint32_t c = p.chunk_size(Op::Softmax);
-    const Cut b = batch_row(row), heads = launch_range(c, l), context = leading(2, p.context_len(row));
-    const Cut blocks = leading(2, p.kv_blocks(row));
+    const Slice b = batch_row(row), heads = launch_range(c, l), context = leading(2, p.context_len(row));
+    const Slice blocks = leading(2, p.kv_blocks(row));
     a.input(sub(t.scores, b, heads, context))
         .output(sub(t.probs, b, heads, context))
         .output(sub(t.block_max, b, heads, blocks))
@@ -111,7 +111,7 @@ void sv_matmul_args(const Problem& p, std::uint32_t row, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
     const std::uint32_t c = p.chunk_size(Op::SvMatmul);
-    const Cut b = batch_row(row), heads = launch_range(c, l), context = leading(2, p.context_len(row));
+    const Slice b = batch_row(row), heads = launch_range(c, l), context = leading(2, p.context_len(row));
     a.input(sub(t.probs, b, heads, context))
         .input(sub(t.v_cache, b, launch_range(kv_per_chunk(s), l), context))
         .output(sub(t.o_part, b, heads, leading(2, p.kv_blocks(row))))
@@ -124,7 +124,7 @@ void online_softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a)
     const Tensors& t = p.tensors();
     const Shapes& s = p.shapes();
     const std::uint32_t c = p.chunk_size(Op::OnlineSoftmax);
-    const Cut b = batch_row(row), heads = launch_range(c, l), blocks = leading(2, p.kv_blocks(row));
+    const Slice b = batch_row(row), heads = launch_range(c, l), blocks = leading(2, p.kv_blocks(row));
     a.input(sub(t.o_part, b, heads, blocks))
         .input(sub(t.block_max, b, heads, blocks))
         .input(sub(t.block_sum, b, heads, blocks))
@@ -136,7 +136,7 @@ void online_softmax_args(const Problem& p, std::uint32_t row, Launch l, Args& a)
 void out_proj_residual_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const std::uint32_t c = p.chunk_size(Op::OutProjResidual);
-    const Cut rows = tile_rows(p.shapes(), tile), columns = launch_range(c, l);
+    const Slice rows = tile_rows(p.shapes(), tile), columns = launch_range(c, l);
     a.input(sub(t.attn, rows))
         .input(t.wo)
         .input(sub(t.x, rows, columns))
@@ -148,14 +148,14 @@ void out_proj_residual_args(const Problem& p, std::uint32_t tile, Launch l, Args
 
 void post_rmsnorm_args(const Problem& p, std::uint32_t tile, Args& a) {
     const Tensors& t = p.tensors();
-    const Cut rows = tile_rows(p.shapes(), tile);
+    const Slice rows = tile_rows(p.shapes(), tile);
     a.input(sub(t.h1, rows)).input(t.post_rms_weight).output(sub(t.h1_norm, rows)).scalar(0u);
 }
 
 void silu_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const std::uint32_t c = p.chunk_size(Op::Silu);
-    const Cut rows = tile_rows(p.shapes(), tile), columns = launch_range(c, l);
+    const Slice rows = tile_rows(p.shapes(), tile), columns = launch_range(c, l);
     a.input(sub(t.gate, rows, columns))
         .input(sub(t.up, rows, columns))
         .output(sub(t.act, rows, columns))
@@ -167,7 +167,7 @@ void silu_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
 void down_proj_residual_args(const Problem& p, std::uint32_t tile, Launch l, Args& a) {
     const Tensors& t = p.tensors();
     const std::uint32_t c = p.chunk_size(Op::DownProjResidual);
-    const Cut rows = tile_rows(p.shapes(), tile), columns = launch_range(c, l);
+    const Slice rows = tile_rows(p.shapes(), tile), columns = launch_range(c, l);
     a.input(sub(t.down, rows, columns))
         .input(sub(t.h1, rows, columns))
         .output(sub(t.out, rows, columns))

@@ -14,50 +14,46 @@ namespace pto::examples::qwen3 {
 // ---- View helpers (shared by the Args builders below and the static templates' bindings) ----------------
 // Inline: views are built per launch on the orchestration path both graph versions measure.
 
-/// Cut: the indices [start, start + length) of dimension `dim`: one restriction of a launch view.
-struct Cut {
-    int dim;
-    std::uint32_t start;
-    std::uint32_t length;
-};
+// A launch view is a whole tensor of the layer narrowed by a few pto::Slice values (the functions below make
+// them): the static templates bind it in place (Bindings::tensor(slot, tensor, slices...)), the Args
+// builders build it with sub().
 
-/// restrict_to: narrows `v` in place to the cut. TensorView::slice without its range check, which is out of
-/// line: every range here follows from validated Shapes (asserted in debug builds).
-inline void restrict_to(TensorView& v, Cut c) {
-    PTO_ASSERT(static_cast<std::uint64_t>(c.start) + c.length <= v.shape[c.dim],
+/// restrict_to: narrows `v` in place to the slice. TensorView::slice without its range check: every range
+/// here follows from validated Shapes (asserted in debug builds).
+inline void restrict_to(TensorView& v, Slice s) {
+    PTO_ASSERT(static_cast<std::uint64_t>(s.start) + s.length <= v.shape[s.dim],
                "launch view inside its tensor");
-    v.offset += static_cast<std::int64_t>(c.start) * v.strides[c.dim];
-    v.shape[c.dim] = c.length;
+    v.offset += static_cast<std::int64_t>(s.start) * v.strides[s.dim];
+    v.shape[s.dim] = s.length;
 }
 
-/// sub: `v` restricted by every cut, built with one copy of the view. Nesting view functions instead
-/// (narrow(heads(row(v)))) copies the 96-byte view once per level, since a function cannot return its
-/// parameter without a copy: that was a third of the instructions of binding a Scope 2 instance.
-template <class... Cuts>
-inline TensorView sub(const TensorView& v, Cuts... cuts) {
+/// sub: `v` narrowed by every slice, built with one copy of the view (nested view functions would copy the
+/// 96-byte view once per level: a function cannot return its parameter without a copy).
+template <class... Slices>
+inline TensorView sub(const TensorView& v, Slices... slices) {
     TensorView r = v;
-    (restrict_to(r, cuts), ...);
+    (restrict_to(r, slices), ...);
     return r;
 }
 
 /// tile_rows: the valid rows of tile `tile` of a [B, ...] view (10 rows in the last tile at full size).
-inline Cut tile_rows(const Shapes& s, std::uint32_t tile) {
+inline Slice tile_rows(const Shapes& s, std::uint32_t tile) {
     return {0, tile * s.tile_rows, s.valid_rows(tile)};
 }
 
 /// batch_row: row `row` of a [B, ...] view.
-inline Cut batch_row(std::uint32_t row) {
+inline Slice batch_row(std::uint32_t row) {
     return {0, row, 1};
 }
 
 /// launch_range: dimension 1 restricted to the launch's chunks, c indices per chunk: the column range of
 /// a [rows, n] view, or the head range of a row of a [B, heads, ...] view.
-inline Cut launch_range(std::uint32_t c, Launch l) {
+inline Slice launch_range(std::uint32_t c, Launch l) {
     return {1, l.chunk_base * c, l.block_num * c};
 }
 
 /// leading: the first `length` indices of dimension `dim` (a row's context or its KV blocks).
-inline Cut leading(int dim, std::uint32_t length) {
+inline Slice leading(int dim, std::uint32_t length) {
     return {dim, 0, length};
 }
 
