@@ -22,12 +22,6 @@ namespace {
 
 constexpr FuncId kK{0};
 
-RuntimeConfig serial() {
-    RuntimeConfig c;
-    c.orchestration = OrchestrationMode::Serial;
-    return c;
-}
-
 //   0 (reads a, writes b) ─► 1 (reads b)      a and b are slots; node 0 is the boundary input
 struct Chain {
     Template tpl;
@@ -63,7 +57,7 @@ TEST_CASE("a view bound with slices is the view those slices cut, whatever their
     Chain c;
     Bindings b(c.tpl);
     std::mt19937 rng(7);
-    Runtime rt(serial());
+    Runtime rt(RuntimeConfig{.orchestration = OrchestrationMode::Serial});
     std::uint32_t instances = 0;
     pto::run(rt, [&] {
         PTO2_SCOPE(MANUAL) {
@@ -107,7 +101,7 @@ TEST_CASE("a slice outside the view is an InvalidTensor error naming the slot an
     const TensorView rows = TensorView::contiguous(data.data(), DataType::F32, {4, 8});
     Chain c;
     Bindings b(c.tpl);
-    Runtime rt(serial());
+    Runtime rt(RuntimeConfig{.orchestration = OrchestrationMode::Serial});
     pto::run(rt, [&] {
         PTO2_SCOPE(MANUAL) {
             b.tensor(c.b, rows);
