@@ -4,12 +4,15 @@
 #include <cstring>
 
 #include "phase_timer.h"
+#include "pto/runtime/detail/throw.h"
 
 namespace pto::detail {
 
 EdgeLinker::EdgeLinker(std::uint32_t window_tasks)
     : staging_(std::make_unique<Staging[]>(window_tasks)),
       staged_producers_(std::make_unique_for_overwrite<std::uint32_t[]>(window_tasks)),
+      window_tasks_(window_tasks),
+      shared_begin_(window_tasks),
       remembered_ids_(std::make_unique_for_overwrite<TaskId[]>(kMaxRemembered)),
       remembered_slots_(std::make_unique_for_overwrite<std::uint32_t[]>(kMaxRemembered)) {}
 
@@ -171,9 +174,26 @@ void EdgeLinker::close_bundle() {
 void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats& stats, bool profile) {
     // First: no member may join a bundle once its fanout nodes are published below.
     close_bundle();
-    if (staged_producer_count_ == 0) return;
+    if (!has_staged()) return;
     PhaseTimer timer(profile, stats.fanin_ns);
-    for (std::uint32_t i = 0; i < staged_producer_count_; ++i) {
+    // First the producers no other thread can reach yet, with plain stores, while this flush has published
+    // nothing ("Producers no other thread can reach yet").
+    for (std::uint32_t i = 0; i < private_staged_; ++i) {
+        const std::uint32_t ps = staged_producers_[i];
+        Staging& producer = staging_[ps];
+        const std::uint64_t refs = producer.unreferenced != 0 ? 0 : producer.count * kLinkRefUnit;
+        std::atomic<std::uint64_t>& link = engine.tasks[ps].link;
+        // Submitted since the last flush, so every consumer it has is staged now: its fanout list is empty
+        // and the staged list's tail already ends it.
+        const std::uint64_t word = link.load(std::memory_order_relaxed);
+        PTO_ASSERT(!link_is_closed(word) && link_head(word) == 0,
+                   "a task waiting for an unspliced edge has neither completed nor linked consumers");
+        link.store(word + refs + producer.head, std::memory_order_relaxed);
+        stats.edges_linked += producer.count + producer.extra;
+        producer.head = producer.tail = producer.count = producer.extra = 0;
+    }
+    stats.link_flushes += private_staged_;
+    for (std::uint32_t i = shared_begin_; i < window_tasks_; ++i) {
         const std::uint32_t ps = staged_producers_[i];
         Staging& producer = staging_[ps];
         // A reference per consumer only on a producer that keeps outputs (set_keeps_outputs).
@@ -218,8 +238,11 @@ void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats
         producer.head = producer.tail = producer.count = producer.extra = 0;
         ++stats.link_flushes;
     }
-    staged_producer_count_ = 0;
+    private_staged_ = 0;
+    shared_begin_ = window_tasks_;
     staged_edges_ = 0;
+    // Every task waiting on an edge of this flush may now be reached (0 marks a task that never waited).
+    if (++flush_epoch_ == 0) flush_epoch_ = 1;
 }
 
 }  // namespace pto::detail

@@ -39,9 +39,12 @@ class EdgeLinker {
                                    OrchestratorStats& stats, bool known_remembered = false,
                                    bool may_bundle = false) {
         // Inline, so the usual short list costs its caller one compare more than the plain selection.
-        if (!may_remember(producers))
-            return select<false>(id, slot, producers, window, consumer, edges, stats);
-        return select_long(id, slot, producers, window, consumer, edges, stats, known_remembered, may_bundle);
+        const std::uint32_t staged = may_remember(producers)
+                                         ? select_long(id, slot, producers, window, consumer, edges, stats,
+                                                       known_remembered, may_bundle)
+                                         : select<false>(id, slot, producers, window, consumer, edges, stats);
+        if (staged != 0) mark_private(slot);
+        return staged;
     }
 
     // ---- The remembered producer list
@@ -90,28 +93,48 @@ class EdgeLinker {
 
     // ---- What consumers hold on a producer
 
+    /// open_slot: a new task in `slot`: it keeps no outputs (until set_keeps_outputs) and has no staged
+    /// edge. Called for every task before it or any consumer of it is staged.
+    void open_slot(std::uint32_t slot) {
+        staging_[slot].unreferenced = kUnreferenced;
+        staging_[slot].private_epoch = 0;
+    }
+
     /// set_keeps_outputs: whether the task now in `slot` allocated buffers from the heap ring (create-info
     /// outputs, alloc_tensors). Only then do its consumers hold a reference on it, keeping it from retiring
     /// (and its buffers from being freed) until they finish; a task that allocated nothing may retire as
-    /// soon as it completed, and its consumers neither take nor drop a reference. Set for every task
-    /// before any consumer is staged on it.
+    /// soon as it completed, and its consumers neither take nor drop a reference. Set before any consumer
+    /// is staged on it.
     void set_keeps_outputs(std::uint32_t slot, bool keeps) {
         staging_[slot].unreferenced = keeps ? 0 : kUnreferenced;
     }
+
+    // ---- Producers no other thread can reach yet
+    //
+    // Splicing a producer's staged consumers takes a CAS on its link word (a locked instruction, which also
+    // waits for every store the submits left in the store buffer), because a completer may close the word
+    // at the same time. A task with an edge staged since the last flush has no such completer: it cannot
+    // become ready before that edge is spliced (its fanin counts the edge), so no scheduler completes it and
+    // no consumer of it runs. The flush writes such producers' link words with plain stores first, before
+    // it publishes anything; the releasing CAS or ready push that later makes one reachable publishes that
+    // store as it does the slot's other fields. Qwen3's scopes are chains of such tasks: only the producers
+    // of earlier scopes need the CAS.
+
+    /// mark_private: until the next flush, only this thread touches the link word of the task in `slot`.
+    void mark_private(std::uint32_t slot) { staging_[slot].private_epoch = flush_epoch_; }
 
     // ---- Flushing
 
     /// should_flush: outside a scope edges are spliced at once; inside one, when the staging fills.
     [[nodiscard]] bool should_flush(bool scoped) const { return !scoped || staged_edges_ >= kMaxStagedEdges; }
-    [[nodiscard]] bool has_staged() const { return staged_producer_count_ != 0; }
-    /// flush: splices every producer's staged consumers into its fanout list (one CAS each). A producer
+    [[nodiscard]] bool has_staged() const { return private_staged_ != 0 || shared_begin_ != window_tasks_; }
+    /// flush: splices every producer's staged consumers into its fanout list (one CAS each, a plain store
+    /// for a producer marked private in this flush epoch, before anything is published). A producer
     /// that completed meanwhile has a closed list: its staged consumers are released here instead, with
     /// `ctx` (the caller then finishes the completions that caused).
     void flush(Engine& engine, CompletionContext& ctx, OrchestratorStats& stats, bool profile);
     /// is_drained: nothing is staged (checked when a run ends).
-    [[nodiscard]] bool is_drained() const {
-        return staged_producer_count_ == 0 && staged_edges_ == 0 && bundle_last_ == 0;
-    }
+    [[nodiscard]] bool is_drained() const { return !has_staged() && staged_edges_ == 0 && bundle_last_ == 0; }
 
   private:
     /// select: select_and_stage without the remembered list; kRemember: the list's length qualifies, so
@@ -152,6 +175,10 @@ class EdgeLinker {
         std::uint32_t unreferenced = 0;
         // Edges staged beyond `count` nodes: a bundle's node links all its members (close_bundle).
         std::uint32_t extra = 0;
+        // The flush epoch of the task's last mark_private (0: none). An epoch cannot come round again
+        // while a task lives: each flush needs a submit since the one before, and a window holds at most
+        // 2^24 tasks.
+        std::uint32_t private_epoch = 0;
     };
 
     /// stage_one: pushes one edge node (producer slot `ps`, whose staging is `producer` -> consumer `slot`)
@@ -164,7 +191,12 @@ class EdgeLinker {
         const std::uint32_t tag = index + 1;
         node.next = producer.head;  // 0, ending the list, while nothing is staged for the producer
         if (producer.count == 0) {
-            staged_producers_[staged_producer_count_++] = ps;
+            // Sorted as it is first staged: a producer is marked private at its own submit, before any
+            // consumer of it, and stays so until the flush.
+            if (producer.private_epoch == flush_epoch_)
+                staged_producers_[private_staged_++] = ps;
+            else
+                staged_producers_[--shared_begin_] = ps;
             producer.tail = tag;
         }
         producer.head = tag;
@@ -174,9 +206,15 @@ class EdgeLinker {
     std::unique_ptr<Staging[]> staging_;  // per window slot
     // Producers with staged consumers, each once: at most one per window slot, so a window-sized array
     // needs no capacity check (and no call the compiler must assume touches the staging loop's state).
+    // Private producers fill it from the front, [0, private_staged_), the others from the back,
+    // [shared_begin_, window_tasks_).
     std::unique_ptr<std::uint32_t[]> staged_producers_;
-    std::uint32_t staged_producer_count_ = 0;
+    std::uint32_t window_tasks_;
+    std::uint32_t private_staged_ = 0;
+    std::uint32_t shared_begin_;
     std::uint64_t staged_edges_ = 0;
+    // Counts flushes, skipping 0 (the mark of a task never marked private).
+    std::uint32_t flush_epoch_ = 1;
 
     // The remembered list (remembered_size_ = 0: none) and its run; the retirement watermark its selection
     // saw, the distinct producer slots it staged, in order, how many producers had retired, whether one of

@@ -42,7 +42,7 @@ std::uint32_t Runtime::Impl::init_slot_state(const TaskSpec& spec, TaskId id, bo
     t.static_consumers = nullptr;
     t.holds_references = false;  // until the linker stages an edge from a producer with outputs
     window.open_slot(slot, scoped);
-    linker.set_keeps_outputs(slot, false);  // until it allocates (allocate_created, submit_alloc)
+    linker.open_slot(slot);  // keeps no outputs until it allocates (allocate_created, submit_alloc)
     return slot;
 }
 
