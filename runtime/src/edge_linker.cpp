@@ -171,6 +171,12 @@ void EdgeLinker::close_bundle() {
     bundle_last_ = 0;
 }
 
+void EdgeLinker::restart_epochs() {
+    for (std::uint32_t s = 0; s < window_tasks_; ++s)
+        staging_[s].private_epoch = 0;
+    flush_epoch_ = 1;
+}
+
 void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats& stats, bool profile) {
     // First: no member may join a bundle once its fanout nodes are published below.
     close_bundle();
@@ -241,8 +247,9 @@ void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats
     private_staged_ = 0;
     shared_begin_ = window_tasks_;
     staged_edges_ = 0;
-    // Every task waiting on an edge of this flush may now be reached (0 marks a task that never waited).
-    if (++flush_epoch_ == 0) flush_epoch_ = 1;
+    // Every task marked private in this epoch may now be reached.
+    if (++flush_epoch_ == 0) [[unlikely]]
+        restart_epochs();
 }
 
 }  // namespace pto::detail

@@ -39,12 +39,9 @@ class EdgeLinker {
                                    OrchestratorStats& stats, bool known_remembered = false,
                                    bool may_bundle = false) {
         // Inline, so the usual short list costs its caller one compare more than the plain selection.
-        const std::uint32_t staged = may_remember(producers)
-                                         ? select_long(id, slot, producers, window, consumer, edges, stats,
-                                                       known_remembered, may_bundle)
-                                         : select<false>(id, slot, producers, window, consumer, edges, stats);
-        if (staged != 0) mark_private(slot);
-        return staged;
+        if (!may_remember(producers))
+            return select<false>(id, slot, producers, window, consumer, edges, stats);
+        return select_long(id, slot, producers, window, consumer, edges, stats, known_remembered, may_bundle);
     }
 
     // ---- The remembered producer list
@@ -93,18 +90,11 @@ class EdgeLinker {
 
     // ---- What consumers hold on a producer
 
-    /// open_slot: a new task in `slot`: it keeps no outputs (until set_keeps_outputs) and has no staged
-    /// edge. Called for every task before it or any consumer of it is staged.
-    void open_slot(std::uint32_t slot) {
-        staging_[slot].unreferenced = kUnreferenced;
-        staging_[slot].private_epoch = 0;
-    }
-
     /// set_keeps_outputs: whether the task now in `slot` allocated buffers from the heap ring (create-info
     /// outputs, alloc_tensors). Only then do its consumers hold a reference on it, keeping it from retiring
     /// (and its buffers from being freed) until they finish; a task that allocated nothing may retire as
-    /// soon as it completed, and its consumers neither take nor drop a reference. Set before any consumer
-    /// is staged on it.
+    /// soon as it completed, and its consumers neither take nor drop a reference. Set for every task
+    /// before any consumer is staged on it.
     void set_keeps_outputs(std::uint32_t slot, bool keeps) {
         staging_[slot].unreferenced = keeps ? 0 : kUnreferenced;
     }
@@ -120,7 +110,10 @@ class EdgeLinker {
     // store as it does the slot's other fields. Qwen3's scopes are chains of such tasks: only the producers
     // of earlier scopes need the CAS.
 
-    /// mark_private: until the next flush, only this thread touches the link word of the task in `slot`.
+    /// mark_private: until the next flush, only this thread touches the link word of the task in `slot`:
+    /// the caller staged an edge to it in this epoch. The dynamic submit marks its tasks; template instance
+    /// nodes are not marked (their producers are almost always tasks of earlier scopes, so the mark would
+    /// not pay for its store) and are spliced with a CAS.
     void mark_private(std::uint32_t slot) { staging_[slot].private_epoch = flush_epoch_; }
 
     // ---- Flushing
@@ -158,6 +151,9 @@ class EdgeLinker {
     /// stage_bundled: stage_remembered as a member of the open bundle (opening one if none is).
     std::uint32_t stage_bundled(std::uint32_t slot, TaskSlot& consumer, EdgePool& edges,
                                 OrchestratorStats& stats);
+    /// restart_epochs: after 2^32 - 1 flushes, clears every private mark and starts counting again (a
+    /// wrapped counter would meet old marks).
+    void restart_epochs();
     /// close_bundle: closes the open bundle, if any, counting its edges on its producers (Staging::extra).
     /// Before the remembered list changes: the bundle's producers are its staged slots.
     void close_bundle();
@@ -175,9 +171,10 @@ class EdgeLinker {
         std::uint32_t unreferenced = 0;
         // Edges staged beyond `count` nodes: a bundle's node links all its members (close_bundle).
         std::uint32_t extra = 0;
-        // The flush epoch of the task's last mark_private (0: none). An epoch cannot come round again
-        // while a task lives: each flush needs a submit since the one before, and a window holds at most
-        // 2^24 tasks.
+        // The flush epoch in which a task in this slot was last marked private (0: none). A mark left by
+        // an earlier task of the slot is always older than the current epoch: that task had an edge staged
+        // in its epoch, so it completed, and retired, only after that epoch's flush. Epochs only grow; when
+        // the counter wraps, every mark is cleared.
         std::uint32_t private_epoch = 0;
     };
 
@@ -213,7 +210,7 @@ class EdgeLinker {
     std::uint32_t private_staged_ = 0;
     std::uint32_t shared_begin_;
     std::uint64_t staged_edges_ = 0;
-    // Counts flushes, skipping 0 (the mark of a task never marked private).
+    // Counts flushes from 1 (0 is no mark).
     std::uint32_t flush_epoch_ = 1;
 
     // The remembered list (remembered_size_ = 0: none) and its run; the retirement watermark its selection

@@ -42,7 +42,7 @@ std::uint32_t Runtime::Impl::init_slot_state(const TaskSpec& spec, TaskId id, bo
     t.static_consumers = nullptr;
     t.holds_references = false;  // until the linker stages an edge from a producer with outputs
     window.open_slot(slot, scoped);
-    linker.open_slot(slot);  // keeps no outputs until it allocates (allocate_created, submit_alloc)
+    linker.set_keeps_outputs(slot, false);  // until it allocates (allocate_created, submit_alloc)
     return slot;
 }
 
@@ -145,6 +145,8 @@ TaskId Runtime::Impl::submit_as(const TaskSpec& spec, std::span<const TaskId> pr
             complete_at_birth(t);
         } else if (expected == 0) {
             engine.make_ready(slot, orchestrator_ctx);
+        } else {
+            linker.mark_private(slot);  // unreachable by other threads until its edges are spliced
         }
     }
     // Inside a scope, edges are spliced per producer when the scope ends (or the staging fills), one CAS

@@ -185,7 +185,7 @@ void Runtime::Impl::init_planned_slots(const detail::InstancePlan& plan, const d
         // Its own completion reference only: internal consumers hold none (see "The link word").
         t.link.store(kLinkRefUnit, std::memory_order_relaxed);
         window.open_slot(slot, scoped);
-        linker.open_slot(slot);  // keeps no outputs until allocate_created below
+        linker.set_keeps_outputs(slot, false);  // until allocate_created below
         for (std::uint32_t c = 0; c < n.create_info_count; ++c) {
             auto& created = *reinterpret_cast<TensorView*>(args + created_offsets[n.first_created + c]);
             allocate_created(created, id);
