@@ -187,23 +187,21 @@ void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats
     for (std::uint32_t i = 0; i < private_staged_; ++i) {
         const std::uint32_t ps = staged_producers_[i];
         Staging& producer = staging_[ps];
-        const std::uint64_t refs = producer.unreferenced != 0 ? 0 : producer.count * kLinkRefUnit;
         std::atomic<std::uint64_t>& link = engine.tasks[ps].link;
         // Submitted since the last flush, so every consumer it has is staged now: its fanout list is empty
         // and the staged list's tail already ends it.
         const std::uint64_t word = link.load(std::memory_order_relaxed);
         PTO_ASSERT(!link_is_closed(word) && link_head(word) == 0,
                    "a task waiting for an unspliced edge has neither completed nor linked consumers");
-        link.store(word + refs + producer.head, std::memory_order_relaxed);
+        link.store(word + producer.references() + producer.head, std::memory_order_relaxed);
         stats.edges_linked += producer.count + producer.extra;
-        producer.head = producer.tail = producer.count = producer.extra = 0;
+        producer.spliced();
     }
     stats.link_flushes += private_staged_;
     for (std::uint32_t i = shared_begin_; i < window_tasks_; ++i) {
         const std::uint32_t ps = staged_producers_[i];
         Staging& producer = staging_[ps];
-        // A reference per consumer only on a producer that keeps outputs (set_keeps_outputs).
-        const std::uint64_t refs = producer.unreferenced != 0 ? 0 : producer.count * kLinkRefUnit;
+        const std::uint64_t refs = producer.references();
         EdgeNode& tail = engine.edges.node(producer.tail - 1);
         std::atomic<std::uint64_t>& link = engine.tasks[ps].link;
         // Acquire (here and on a failed exchange): a closed word read this way shows the completer's outcome,
@@ -241,7 +239,7 @@ void EdgeLinker::flush(Engine& engine, CompletionContext& ctx, OrchestratorStats
                 break;
             }
         }
-        producer.head = producer.tail = producer.count = producer.extra = 0;
+        producer.spliced();
         ++stats.link_flushes;
     }
     private_staged_ = 0;

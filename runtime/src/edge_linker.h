@@ -176,6 +176,14 @@ class EdgeLinker {
         // in its epoch, so it completed, and retired, only after that epoch's flush. Epochs only grow; when
         // the counter wraps, every mark is cleared.
         std::uint32_t private_epoch = 0;
+
+        /// references: what the staged consumers add to the link word: a reference each, only on a
+        /// producer that keeps outputs (set_keeps_outputs).
+        [[nodiscard]] std::uint64_t references() const {
+            return unreferenced != 0 ? 0 : count * kLinkRefUnit;
+        }
+        /// spliced: the staged list is in the fanout list (or released); nothing is staged any more.
+        void spliced() { head = tail = count = extra = 0; }
     };
 
     /// stage_one: pushes one edge node (producer slot `ps`, whose staging is `producer` -> consumer `slot`)
