@@ -18,13 +18,12 @@ namespace pto::examples::qwen3 {
 // them): the static templates bind it in place (Bindings::tensor(slot, tensor, slices...)), the Args
 // builders build it with sub().
 
-/// restrict_to: narrows `v` in place to the slice. TensorView::slice without its range check: every range
+/// restrict_to: narrows `v` in place to the slice (pto::detail::narrow): no range check, since every range
 /// here follows from validated Shapes (asserted in debug builds).
 inline void restrict_to(TensorView& v, Slice s) {
     PTO_ASSERT(static_cast<std::uint64_t>(s.start) + s.length <= v.shape[s.dim],
                "launch view inside its tensor");
-    v.offset += static_cast<std::int64_t>(s.start) * v.strides[s.dim];
-    v.shape[s.dim] = s.length;
+    pto::detail::narrow(v, s);
 }
 
 /// sub: `v` narrowed by every slice, built with one copy of the view (nested view functions would copy the

@@ -114,17 +114,23 @@ namespace detail {
 [[noreturn]] void throw_bad_slice(const TensorView& view, int dim, std::uint32_t start, std::uint32_t length);
 [[noreturn]] void throw_bad_rank(std::size_t ndim);
 
+/// narrow: narrows `v` to `s` in place without checking that the slice lies in the view (the caller knows
+/// it does). The arithmetic of TensorView::slice.
+inline void narrow(TensorView& v, Slice s) {
+    // Unsigned: wraps (well defined) for views whose offsets leave the int64 range; same code as signed.
+    v.offset =
+        static_cast<std::int64_t>(static_cast<std::uint64_t>(v.offset) +
+                                  std::uint64_t{s.start} * static_cast<std::uint64_t>(v.strides[s.dim]));
+    v.shape[s.dim] = s.length;
+}
+
 /// slice_in_place: narrows `v` to `s` as TensorView::slice does, in place; false (v unchanged) if the slice
 /// leaves the view. Shared by slice and by Bindings::tensor's in-place slices.
 inline bool slice_in_place(TensorView& v, Slice s) {
     if (s.dim < 0 || s.dim >= v.ndim || v.ndim > kMaxTensorDims ||
         static_cast<std::uint64_t>(s.start) + s.length > v.shape[s.dim]) [[unlikely]]
         return false;
-    // Unsigned: wraps (well defined) for views whose offsets leave the int64 range; same code as signed.
-    v.offset =
-        static_cast<std::int64_t>(static_cast<std::uint64_t>(v.offset) +
-                                  std::uint64_t{s.start} * static_cast<std::uint64_t>(v.strides[s.dim]));
-    v.shape[s.dim] = s.length;
+    narrow(v, s);
     return true;
 }
 }  // namespace detail
