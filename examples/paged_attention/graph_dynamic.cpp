@@ -27,7 +27,7 @@ void build_scope(const Problem& p, const ScopeDesc& s, ScratchRequest& scratch) 
         const TaskId qk = submit_aic(kQkMatmul, qk_args).task_id();
 
         Args sf_args;
-        softmax_prepare_args(p, t, g, sf_args);
+        softmax_prepare_args(s, t, g, sf_args);
         if constexpr (kManual) sf_args.set_dependencies(&qk, 1);
         const TaskId sf = submit_aiv(kSoftmaxPrepare, sf_args).task_id();
 
@@ -56,10 +56,11 @@ void build_scope(const Problem& p, const ScopeDesc& s, ScratchRequest& scratch) 
 template <bool kManual>
 void build_all(const Problem& p) {
     const Shape& shape = p.shape();
+    const HeadTiling tiling = head_tiling(shape);
     ScratchRequest scratch;
     for (std::uint32_t b = 0; b < shape.batch; ++b) {
-        for (std::uint32_t tile = 0; tile < shape.head_tiles(); ++tile) {
-            const ScopeDesc s = scope_desc(shape, b, tile);
+        for (std::uint32_t tile = 0; tile < tiling.head_tiles; ++tile) {
+            const ScopeDesc s = scope_desc(shape, tiling, b, tile);
             if constexpr (kManual) {
                 PTO2_SCOPE(MANUAL) {
                     build_scope<true>(p, s, scratch);

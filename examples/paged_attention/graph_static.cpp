@@ -97,7 +97,7 @@ void build_scope(const Problem& p, const ScopeDesc& s, GroupBody* bodies, const 
     const TaskHandle alloc = alloc_tensors(scratch.infos(shape, s.group_count));
     const ScopeTensors t = scope_tensors(alloc);
     // Views bound as whole tensors and slices, so each is built in place in its binding.
-    const TileSlices tile = tile_slices(p, s);
+    const TileSlices tile = tile_slices(s);
     const Slice head = head_slice(s);
     Instance previous;
     for (std::uint32_t group = 0; group < s.group_count; ++group) {
@@ -149,11 +149,12 @@ std::unique_ptr<GroupTemplates, GroupTemplatesDeleter> make_group_templates(cons
 void build_static(const Problem& problem, GroupTemplates& templates, bool manual) {
     const Shape& shape = problem.shape();
     GroupBody* bodies = manual ? templates.manual : templates.tensormap;
+    const HeadTiling tiling = head_tiling(shape);
     ScratchRequest scratch;
     try {
         for (std::uint32_t b = 0; b < shape.batch; ++b) {
-            for (std::uint32_t tile = 0; tile < shape.head_tiles(); ++tile) {
-                const ScopeDesc s = scope_desc(shape, b, tile);
+            for (std::uint32_t tile = 0; tile < tiling.head_tiles; ++tile) {
+                const ScopeDesc s = scope_desc(shape, tiling, b, tile);
                 if (manual) {
                     PTO2_SCOPE(MANUAL) {
                         build_scope<true>(problem, s, bodies, templates.slots, scratch);

@@ -17,16 +17,32 @@ float softmax_scale(const Shape& shape) {
     return 1.0f / std::sqrt(static_cast<float>(shape.head_dim));
 }
 
+HeadTiling head_tiling(const Shape& shape) {
+    return HeadTiling{shape.q_tile(), shape.heads_per_kv(), shape.head_tiles(), softmax_scale(shape)};
+}
+
+ScopeDesc scope_desc(const Shape& shape, const HeadTiling& tiling, std::uint32_t batch,
+                     std::uint32_t head_tile) {
+    const std::uint32_t first_head = head_tile * tiling.q_tile;
+    const std::uint32_t blocks = shape.blocks(batch);
+    return ScopeDesc{batch,
+                     head_tile,
+                     first_head,
+                     tiling.q_tile,
+                     first_head / tiling.heads_per_kv,
+                     shape.context_lens[batch],
+                     blocks,
+                     (blocks + shape.n_unroll - 1) / shape.n_unroll,
+                     tiling.softmax_scale};
+}
+
 ScopeDesc scope_desc(const Shape& shape, std::uint32_t batch, std::uint32_t head_tile) {
-    const std::uint32_t first_head = head_tile * shape.q_tile();
-    return ScopeDesc{batch, head_tile, first_head / shape.heads_per_kv(), shape.context_lens[batch],
-                     shape.groups(batch)};
+    return scope_desc(shape, head_tiling(shape), batch, head_tile);
 }
 
 GroupDesc group_desc(const Shape& shape, const ScopeDesc& scope, std::uint32_t group) {
     const std::uint32_t first_block = group * shape.n_unroll;
-    const std::uint32_t blocks = (scope.context_len + shape.block_size - 1) / shape.block_size;
-    const std::uint32_t count = std::min(shape.n_unroll, blocks - first_block);
+    const std::uint32_t count = std::min(shape.n_unroll, scope.block_count - first_block);
     const std::uint32_t first_token = first_block * shape.block_size;
     const std::uint32_t valid = std::min(shape.group_tokens(), scope.context_len - first_token);
     return GroupDesc{group, first_block, count, valid, group == 0, group + 1 == scope.group_count};
@@ -75,14 +91,13 @@ void qk_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t,
         .scalar(g.valid_tokens);
 }
 
-void softmax_prepare_args(const Problem& p, const ScopeTensors& t, const GroupDesc& g, Args& args) {
-    const float scale = softmax_scale(p.shape());
+void softmax_prepare_args(const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g, Args& args) {
     args.input(group_slice(t.sij, g.group))
         .output(group_slice(t.pij, g.group))
         .output(group_slice(t.mi, g.group))
         .output(group_slice(t.li, g.group))
         .scalar(g.valid_tokens)
-        .scalar(scale);
+        .scalar(s.softmax_scale);
 }
 
 void pv_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g,

@@ -25,14 +25,13 @@ struct TileSlices {
     Slice row;
     Slice heads;
 };
-inline TileSlices tile_slices(const Problem& p, const ScopeDesc& s) {
-    const std::uint32_t q = p.shape().q_tile();
-    return {Slice{0, s.batch, 1}, Slice{1, s.head_tile * q, q}};
+inline TileSlices tile_slices(const ScopeDesc& s) {
+    return {Slice{0, s.batch, 1}, Slice{1, s.first_head, s.q_tile}};
 }
 
 /// query_tile: q[b, tile] as [1, q_tile, head_dim].
 inline TensorView query_tile(const Problem& p, const ScopeDesc& s) {
-    const TileSlices t = tile_slices(p, s);
+    const TileSlices t = tile_slices(s);
     return p.query().slice(t.row).slice(t.heads);
 }
 
@@ -56,7 +55,7 @@ inline TensorView table_row(const Problem& p, const ScopeDesc& s) {
 
 /// out_tile: out[b, tile] as [1, q_tile, head_dim] (written by the scope's last online_update).
 inline TensorView out_tile(const Problem& p, const ScopeDesc& s) {
-    const TileSlices t = tile_slices(p, s);
+    const TileSlices t = tile_slices(s);
     return p.out().slice(t.row).slice(t.heads);
 }
 

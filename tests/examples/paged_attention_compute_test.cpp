@@ -121,7 +121,6 @@ TEST_CASE("a kernel handed BF16 data fails its task instead of computing garbage
           "[examples][paged_attention][compute]") {
     // Real memory is F32 only; a BF16 scratch tensor (pij) reaches softmax_prepare when the shape says BF16.
     Shape s = compute_case();
-    Problem problem(s, Memory::Real, 1);
     RuntimeConfig cfg;
     cfg.executor = Executor::Compute;
     Runtime rt(cfg);
@@ -136,7 +135,7 @@ TEST_CASE("a kernel handed BF16 data fails its task instead of computing garbage
                 const TaskHandle alloc = alloc_tensors(infos);
                 const ScopeTensors t = scope_tensors(alloc);
                 Args a;
-                softmax_prepare_args(problem, t, group_desc(s, sd, 0), a);
+                softmax_prepare_args(sd, t, group_desc(s, sd, 0), a);
                 submit_aiv(kSoftmaxPrepare, a);
             }
         },

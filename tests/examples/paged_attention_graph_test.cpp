@@ -8,6 +8,7 @@
 //                 \____ B, D only __^                        B, D: alloc --> every kernel
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <set>
 #include <utility>
@@ -257,10 +258,19 @@ TEST_CASE("groups cover each sequence's tokens exactly once, in blocks of n_unro
     REQUIRE_NOTHROW(s.validate());
     CHECK(s.q_tile() == 4);
     CHECK(s.head_tiles() == 2);
+    const HeadTiling tiling = head_tiling(s);
+    CHECK(tiling.q_tile == 4);
+    CHECK(tiling.heads_per_kv == 4);
+    CHECK(tiling.head_tiles == 2);
+    CHECK(tiling.softmax_scale == 1.0f / std::sqrt(static_cast<float>(s.head_dim)));
     std::set<std::uint32_t> group_counts;
     for (std::uint32_t b = 0; b < s.batch; ++b) {
         const ScopeDesc sd = scope_desc(s, b, 1);
         CHECK(sd.kv_head == 1);
+        CHECK(sd.first_head == 4);
+        CHECK(sd.q_tile == 4);
+        CHECK(sd.block_count == s.blocks(b));
+        CHECK(sd.group_count == s.groups(b));
         group_counts.insert(sd.group_count);
         std::uint32_t tokens = 0, next_block = 0;
         for (std::uint32_t g = 0; g < sd.group_count; ++g) {

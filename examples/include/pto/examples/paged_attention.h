@@ -138,13 +138,28 @@ void register_kernels(Runtime& rt);
 
 // ---- Per-group description (shared by the dynamic builder and static templates) -------------------------
 
-/// ScopeDesc: one (batch, head tile) scope.
+/// HeadTiling: what every scope's description derives from the shape alone. Each field costs a division or
+/// a square root, so a graph builder computes them once per graph and hands them to scope_desc, instead of
+/// once or more per scope.
+struct HeadTiling {
+    std::uint32_t q_tile;        ///< Shape::q_tile
+    std::uint32_t heads_per_kv;  ///< Shape::heads_per_kv
+    std::uint32_t head_tiles;    ///< Shape::head_tiles
+    float softmax_scale;         ///< softmax_prepare's scalar, 1 / sqrt(head_dim)
+};
+[[nodiscard]] HeadTiling head_tiling(const Shape& shape);
+
+/// ScopeDesc: one (batch, head tile) scope, with what its groups' arguments need from the tiling.
 struct ScopeDesc {
     std::uint32_t batch;
     std::uint32_t head_tile;
+    std::uint32_t first_head;  ///< head_tile x q_tile
+    std::uint32_t q_tile;
     std::uint32_t kv_head;
     std::uint32_t context_len;
+    std::uint32_t block_count;  ///< KV blocks of the sequence
     std::uint32_t group_count;
+    float softmax_scale;
 };
 /// GroupDesc: group g of a scope: KV blocks [first_block, first_block + block_count), valid_tokens tokens.
 struct GroupDesc {
@@ -155,6 +170,9 @@ struct GroupDesc {
     bool is_first;
     bool is_last;
 };
+[[nodiscard]] ScopeDesc scope_desc(const Shape& shape, const HeadTiling& tiling, std::uint32_t batch,
+                                   std::uint32_t head_tile);
+/// scope_desc: the same, deriving the tiling first (for callers that describe one scope).
 [[nodiscard]] ScopeDesc scope_desc(const Shape& shape, std::uint32_t batch, std::uint32_t head_tile);
 [[nodiscard]] GroupDesc group_desc(const Shape& shape, const ScopeDesc& scope, std::uint32_t group);
 
@@ -209,7 +227,7 @@ class ScratchRequest {
 /// static templates of schemes C and D bind the same views and scalars, node for node.
 void qk_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g,
                     Args& args);
-void softmax_prepare_args(const Problem& p, const ScopeTensors& t, const GroupDesc& g, Args& args);
+void softmax_prepare_args(const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g, Args& args);
 void pv_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g,
                     Args& args);
 void online_update_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g,
