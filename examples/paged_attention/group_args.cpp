@@ -82,30 +82,33 @@ std::uint64_t scratch_bytes(const Shape& shape) {
 
 void qk_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g,
                     Args& args) {
-    args.input(query_tile(p, s))
-        .input(cache_head(p.key_cache(), s))
-        .input(table_row(p, s))
-        .output(group_slice(t.sij, g.group))
+    const TileSlices tile = tile_slices(s);
+    args.input(p.query(), tile.row, tile.heads)
+        .input(p.key_cache(), head_slice(s))
+        .input(p.block_table(), table_row_slice(s))
+        .output(t.sij, group_slice(g.group))
         .scalar(g.first_block)
         .scalar(g.block_count)
         .scalar(g.valid_tokens);
 }
 
 void softmax_prepare_args(const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g, Args& args) {
-    args.input(group_slice(t.sij, g.group))
-        .output(group_slice(t.pij, g.group))
-        .output(group_slice(t.mi, g.group))
-        .output(group_slice(t.li, g.group))
+    const Slice in_group = group_slice(g.group);
+    args.input(t.sij, in_group)
+        .output(t.pij, in_group)
+        .output(t.mi, in_group)
+        .output(t.li, in_group)
         .scalar(g.valid_tokens)
         .scalar(s.softmax_scale);
 }
 
 void pv_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g,
                     Args& args) {
-    args.input(group_slice(t.pij, g.group))
-        .input(cache_head(p.value_cache(), s))
-        .input(table_row(p, s))
-        .output(group_slice(t.oi_new, g.group))
+    const Slice in_group = group_slice(g.group);
+    args.input(t.pij, in_group)
+        .input(p.value_cache(), head_slice(s))
+        .input(p.block_table(), table_row_slice(s))
+        .output(t.oi_new, in_group)
         .scalar(g.first_block)
         .scalar(g.block_count)
         .scalar(g.valid_tokens);
@@ -113,15 +116,17 @@ void pv_matmul_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t,
 
 void online_update_args(const Problem& p, const ScopeDesc& s, const ScopeTensors& t, const GroupDesc& g,
                         Args& args) {
-    args.input(group_slice(t.mi, g.group))
-        .input(group_slice(t.li, g.group))
-        .input(group_slice(t.oi_new, g.group));
+    const Slice in_group = group_slice(g.group);
+    args.input(t.mi, in_group).input(t.li, in_group).input(t.oi_new, in_group);
     // The first group only writes the running state; later groups read and rewrite it.
     if (g.is_first)
         args.output(t.m_run).output(t.l_run).output(t.oi);
     else
         args.inout(t.m_run).inout(t.l_run).inout(t.oi);
-    if (g.is_last) args.output(out_tile(p, s));
+    if (g.is_last) {
+        const TileSlices tile = tile_slices(s);
+        args.output(p.out(), tile.row, tile.heads);
+    }
     args.scalar(static_cast<std::uint32_t>(g.is_first)).scalar(static_cast<std::uint32_t>(g.is_last));
 }
 

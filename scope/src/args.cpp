@@ -18,6 +18,8 @@ Args& Args::operator=(const Args& other) {
     deps_twice_ = other.deps_twice_;
     too_many_ = other.too_many_;
     after_overflow_ = other.after_overflow_;
+    has_bad_slice_ = other.has_bad_slice_;
+    if (has_bad_slice_) bad_slice_ = other.bad_slice_;  // never written otherwise
     after_count_ = other.after_count_;
     created_ = other.created_;
     deps_ = other.deps_;
@@ -25,6 +27,24 @@ Args& Args::operator=(const Args& other) {
     std::memcpy(tensor_storage_, other.tensor_storage_, tensor_count_ * sizeof(TensorArg));
     std::memcpy(scalars_, other.scalars_, scalar_count_ * sizeof(std::uint64_t));
     return *this;
+}
+
+void Args::note_bad_slice(std::uint32_t argument, const TensorView& view,
+                          std::initializer_list<Slice> slices) {
+    if (has_bad_slice_) return;  // the first one is reported
+    TensorView narrowed = view;
+    std::uint32_t position = 0;
+    for (const Slice& s : slices) {
+        const std::uint8_t rank = narrowed.ndim;
+        const bool has_dim = s.dim >= 0 && s.dim < rank && rank <= kMaxTensorDims;
+        const std::uint32_t extent = has_dim ? narrowed.shape[s.dim] : 0;
+        if (!detail::slice_in_place(narrowed, s)) {
+            has_bad_slice_ = true;
+            bad_slice_ = BadSlice{s, argument, position, extent, rank};
+            return;
+        }
+        ++position;
+    }
 }
 
 Args& Args::output(const TensorCreateInfo& info) {

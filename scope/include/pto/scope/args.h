@@ -4,8 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <new>
 #include <span>
+#include <type_traits>
 
 #include "pto/runtime/ids.h"
 #include "pto/runtime/kernels.h"
@@ -37,6 +39,24 @@ class Args {
     Args& output(const TensorCreateInfo& info);
     /// inout: the task reads and writes `view`.
     Args& inout(const TensorView& view) { return add(view, Direction::InOut); }
+    /// input / output / inout with slices: the sub-view view.slice(first).slice(more)..., built in the
+    /// argument list's own storage. Builders pass sub-views of a few whole tensors; built first and passed
+    /// as a view, each is copied twice, and the second copy waits on the narrow stores that just built the
+    /// first. A slice that leaves the view is reported by the submit (InvalidTensor, naming the argument).
+    ///
+    ///     args.input(k_cache, pto::Slice{0, row, 1}, pto::Slice{2, 0, context_len});
+    template <class... More>
+    Args& input(const TensorView& view, Slice first, More... more) {
+        return add_sliced(view, Direction::In, first, more...);
+    }
+    template <class... More>
+    Args& output(const TensorView& view, Slice first, More... more) {
+        return add_sliced(view, Direction::Out, first, more...);
+    }
+    template <class... More>
+    Args& inout(const TensorView& view, Slice first, More... more) {
+        return add_sliced(view, Direction::InOut, first, more...);
+    }
     /// scalar: a 64-bit scalar argument (integers, floats and enums are stored bit for bit).
     template <class T>
     Args& scalar(T value) {
@@ -89,9 +109,21 @@ class Args {
     /// null_view_index: 1 + the index of the first tensor argument whose view has no buffer (a null data
     /// pointer), 0 if none: the submit refuses it rather than treat it as a buffer to allocate.
     [[nodiscard]] std::uint32_t null_view_index() const { return null_view_; }
+    /// BadSlice: the first slice that left its view: tensor argument `argument`, the `position`-th slice of
+    /// that argument, and the view it was applied to: its rank, and its extent in the slice's dimension
+    /// (when that dimension exists).
+    struct BadSlice {
+        Slice slice;
+        std::uint32_t argument;
+        std::uint32_t position;
+        std::uint32_t extent;
+        std::uint8_t rank;
+    };
+    /// bad_slice: the first slice given to input / output / inout that left its view, if any.
+    [[nodiscard]] const BadSlice* bad_slice() const { return has_bad_slice_ ? &bad_slice_ : nullptr; }
     /// is_malformed: any of the misuses above, or too many arguments (one test on the submit path).
     [[nodiscard]] bool is_malformed() const {
-        return too_many_ || deps_twice_ || null_deps_ || null_view_ != 0;
+        return too_many_ || deps_twice_ || null_deps_ || has_bad_slice_ || null_view_ != 0;
     }
     /// has_too_many_after: after() was given more than kMaxAfterDependencies producers.
     [[nodiscard]] bool has_too_many_after() const { return too_many_ && after_overflow_; }
@@ -127,6 +159,20 @@ class Args {
         ++tensor_count_;
         return *this;
     }
+    template <class... More>
+    Args& add_sliced(const TensorView& view, Direction direction, Slice first, More... more) {
+        static_assert((std::is_same_v<More, Slice> && ...), "Args: slices are pto::Slice values");
+        const std::uint32_t i = tensor_count_;
+        add(view, direction);
+        if (i == tensor_count_) [[unlikely]]
+            return *this;  // too many arguments: the submit reports that
+        TensorView& v = tensor_data()[i].view;
+        if (!(detail::slice_in_place(v, first) && (detail::slice_in_place(v, more) && ...))) [[unlikely]]
+            note_bad_slice(i, view, {first, more...});
+        return *this;
+    }
+    /// note_bad_slice: keeps the first slice of `slices` that leaves `view` (cold).
+    void note_bad_slice(std::uint32_t argument, const TensorView& view, std::initializer_list<Slice> slices);
     const TaskId* after_data() const { return std::launder(reinterpret_cast<const TaskId*>(after_storage_)); }
     TensorArg* tensor_data() { return std::launder(reinterpret_cast<TensorArg*>(tensor_storage_)); }
     const TensorArg* tensor_data() const {
@@ -144,9 +190,11 @@ class Args {
     bool deps_twice_ = false;
     bool too_many_ = false;
     bool after_overflow_ = false;
+    bool has_bad_slice_ = false;
     std::uint32_t after_count_ = 0;
     std::uint32_t created_ = 0;
     const TaskId* deps_ = nullptr;
+    BadSlice bad_slice_;  // read only while has_bad_slice_
     // Uninitialised on purpose: only the first tensor_count_ / scalar_count_ entries are ever written or
     // read, so building an Args costs what its arguments cost, not the 1.5 KiB of capacity.
     alignas(TensorArg) std::byte tensor_storage_[kMaxTensorArgs * sizeof(TensorArg)];
