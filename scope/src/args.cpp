@@ -1,7 +1,11 @@
 // Args builder operations that are not worth inlining.
 #include "pto/scope/args.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
+
+#include "pto/runtime/detail/throw.h"
 
 namespace pto {
 
@@ -18,8 +22,6 @@ Args& Args::operator=(const Args& other) {
     deps_twice_ = other.deps_twice_;
     too_many_ = other.too_many_;
     after_overflow_ = other.after_overflow_;
-    has_bad_slice_ = other.has_bad_slice_;
-    if (has_bad_slice_) bad_slice_ = other.bad_slice_;  // never written otherwise
     after_count_ = other.after_count_;
     created_ = other.created_;
     deps_ = other.deps_;
@@ -29,22 +31,26 @@ Args& Args::operator=(const Args& other) {
     return *this;
 }
 
-void Args::note_bad_slice(std::uint32_t argument, const TensorView& view,
-                          std::initializer_list<Slice> slices) {
-    if (has_bad_slice_) return;  // the first one is reported
+void Args::throw_bad_slice(const TensorView& view, std::initializer_list<Slice> slices) const {
     TensorView narrowed = view;
     std::uint32_t position = 0;
     for (const Slice& s : slices) {
-        const std::uint8_t rank = narrowed.ndim;
-        const bool has_dim = s.dim >= 0 && s.dim < rank && rank <= kMaxTensorDims;
+        const bool has_dim = s.dim >= 0 && s.dim < narrowed.ndim && narrowed.ndim <= kMaxTensorDims;
         const std::uint32_t extent = has_dim ? narrowed.shape[s.dim] : 0;
-        if (!detail::slice_in_place(narrowed, s)) {
-            has_bad_slice_ = true;
-            bad_slice_ = BadSlice{s, argument, position, extent, rank};
-            return;
-        }
+        if (!detail::slice_in_place(narrowed, s))
+            detail::throw_error(ErrorCode::InvalidTensor,
+                                "Args: tensor argument " + std::to_string(tensor_count_) + ": slice " +
+                                    std::to_string(position) + " (dimension " + std::to_string(s.dim) +
+                                    ", [" + std::to_string(s.start) + ", " +
+                                    std::to_string(std::uint64_t{s.start} + s.length) +
+                                    ")) leaves the view, " +
+                                    (has_dim ? "whose dimension " + std::to_string(s.dim) + " has " +
+                                                   std::to_string(extent) + " indices"
+                                             : "which has rank " + std::to_string(narrowed.ndim)));
         ++position;
     }
+    PTO_ASSERT(false, "throw_bad_slice: every slice fits");
+    std::abort();
 }
 
 Args& Args::output(const TensorCreateInfo& info) {

@@ -40,18 +40,6 @@ std::string describe_task(const detail::OrchestratorState& s, const TaskSpec& sp
     if (args.has_null_dependencies())
         detail::throw_error(ErrorCode::InvalidDependency,
                             task + ": set_dependencies was given a null array with a non-zero count");
-    if (const Args::BadSlice* b = args.bad_slice()) {
-        const Slice& sl = b->slice;
-        const bool has_dim = sl.dim >= 0 && sl.dim < b->rank && b->rank <= kMaxTensorDims;
-        detail::throw_error(ErrorCode::InvalidTensor,
-                            task + ": tensor argument " + std::to_string(b->argument) + ": slice " +
-                                std::to_string(b->position) + " (dimension " + std::to_string(sl.dim) +
-                                ", [" + std::to_string(sl.start) + ", " +
-                                std::to_string(std::uint64_t{sl.start} + sl.length) + ")) leaves the view, " +
-                                (has_dim ? "whose dimension " + std::to_string(sl.dim) + " has " +
-                                               std::to_string(b->extent) + " indices"
-                                         : "which has rank " + std::to_string(b->rank)));
-    }
     if (args.null_view_index() != 0)
         detail::throw_error(ErrorCode::InvalidTensor,
                             task + ": tensor argument " + std::to_string(args.null_view_index() - 1) +

@@ -22,7 +22,8 @@ namespace pto {
 ///     pto::Args().input(q).input(k).output(s).scalar(base).block_num(4));
 ///
 /// Misuse that can only be judged with the task in hand (too many arguments, set_dependencies twice) is
-/// reported by the submit call, with the task's id and kernel in the message; the builder never throws.
+/// reported by the submit call, with the task's id and kernel in the message. The builder itself throws
+/// only where TensorView::slice would: a sliced argument whose slice leaves its view.
 class Args {
   public:
     /// User-provided (not `= default`) on purpose: `Args()` value-initialises, and a defaulted constructor
@@ -42,7 +43,8 @@ class Args {
     /// input / output / inout with slices: the sub-view view.slice(first).slice(more)..., built in the
     /// argument list's own storage. Builders pass sub-views of a few whole tensors; built first and passed
     /// as a view, each is copied twice, and the second copy waits on the narrow stores that just built the
-    /// first. A slice that leaves the view is reported by the submit (InvalidTensor, naming the argument).
+    /// first. Throws InvalidTensor, as slice() would, naming the argument and the slice if a slice leaves
+    /// the view; the list is then unchanged.
     ///
     ///     args.input(k_cache, pto::Slice{0, row, 1}, pto::Slice{2, 0, context_len});
     template <class... More>
@@ -109,21 +111,9 @@ class Args {
     /// null_view_index: 1 + the index of the first tensor argument whose view has no buffer (a null data
     /// pointer), 0 if none: the submit refuses it rather than treat it as a buffer to allocate.
     [[nodiscard]] std::uint32_t null_view_index() const { return null_view_; }
-    /// BadSlice: the first slice that left its view: tensor argument `argument`, the `position`-th slice of
-    /// that argument, and the view it was applied to: its rank, and its extent in the slice's dimension
-    /// (when that dimension exists).
-    struct BadSlice {
-        Slice slice;
-        std::uint32_t argument;
-        std::uint32_t position;
-        std::uint32_t extent;
-        std::uint8_t rank;
-    };
-    /// bad_slice: the first slice given to input / output / inout that left its view, if any.
-    [[nodiscard]] const BadSlice* bad_slice() const { return has_bad_slice_ ? &bad_slice_ : nullptr; }
     /// is_malformed: any of the misuses above, or too many arguments (one test on the submit path).
     [[nodiscard]] bool is_malformed() const {
-        return too_many_ || deps_twice_ || null_deps_ || has_bad_slice_ || null_view_ != 0;
+        return too_many_ || deps_twice_ || null_deps_ || null_view_ != 0;
     }
     /// has_too_many_after: after() was given more than kMaxAfterDependencies producers.
     [[nodiscard]] bool has_too_many_after() const { return too_many_ && after_overflow_; }
@@ -162,17 +152,20 @@ class Args {
     template <class... More>
     Args& add_sliced(const TensorView& view, Direction direction, Slice first, More... more) {
         static_assert((std::is_same_v<More, Slice> && ...), "Args: slices are pto::Slice values");
-        const std::uint32_t i = tensor_count_;
-        add(view, direction);
-        if (i == tensor_count_) [[unlikely]]
-            return *this;  // too many arguments: the submit reports that
-        TensorView& v = tensor_data()[i].view;
+        if (tensor_count_ == kMaxTensorArgs) [[unlikely]]
+            return add(view, direction);  // noted as one argument too many, for the submit to report
+        // Sliced where it is stored, and counted only once every slice fits.
+        TensorView& v = (new (tensor_data() + tensor_count_) TensorArg{view, direction})->view;
         if (!(detail::slice_in_place(v, first) && (detail::slice_in_place(v, more) && ...))) [[unlikely]]
-            note_bad_slice(i, view, {first, more...});
+            throw_bad_slice(view, {first, more...});
+        ++requested_tensors_;
+        if (view.base == nullptr && null_view_ == 0) [[unlikely]]
+            null_view_ = tensor_count_ + 1;
+        ++tensor_count_;
         return *this;
     }
-    /// note_bad_slice: keeps the first slice of `slices` that leaves `view` (cold).
-    void note_bad_slice(std::uint32_t argument, const TensorView& view, std::initializer_list<Slice> slices);
+    /// throw_bad_slice: InvalidTensor naming this argument and the first of `slices` that leaves `view`.
+    [[noreturn]] void throw_bad_slice(const TensorView& view, std::initializer_list<Slice> slices) const;
     const TaskId* after_data() const { return std::launder(reinterpret_cast<const TaskId*>(after_storage_)); }
     TensorArg* tensor_data() { return std::launder(reinterpret_cast<TensorArg*>(tensor_storage_)); }
     const TensorArg* tensor_data() const {
@@ -190,11 +183,9 @@ class Args {
     bool deps_twice_ = false;
     bool too_many_ = false;
     bool after_overflow_ = false;
-    bool has_bad_slice_ = false;
     std::uint32_t after_count_ = 0;
     std::uint32_t created_ = 0;
     const TaskId* deps_ = nullptr;
-    BadSlice bad_slice_;  // read only while has_bad_slice_
     // Uninitialised on purpose: only the first tensor_count_ / scalar_count_ entries are ever written or
     // read, so building an Args costs what its arguments cost, not the 1.5 KiB of capacity.
     alignas(TensorArg) std::byte tensor_storage_[kMaxTensorArgs * sizeof(TensorArg)];
