@@ -61,8 +61,8 @@ std::array<TensorCreateInfo, kScratchTensors> scratch_infos(const Shape& shape, 
 }
 
 ScopeTensors scope_tensors(const TaskHandle& alloc) {
-    return ScopeTensors{alloc.output(0), alloc.output(1), alloc.output(2), alloc.output(3),
-                        alloc.output(4), alloc.output(5), alloc.output(6), alloc.output(7)};
+    return ScopeTensors{alloc.output_ref(0), alloc.output_ref(1), alloc.output_ref(2), alloc.output_ref(3),
+                        alloc.output_ref(4), alloc.output_ref(5), alloc.output_ref(6), alloc.output_ref(7)};
 }
 
 std::uint64_t scope_scratch_bytes(const Shape& shape, std::uint32_t groups) {

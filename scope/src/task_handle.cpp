@@ -6,7 +6,7 @@
 
 namespace pto {
 
-TensorView TaskHandle::find_output(std::uint32_t i) const {
+const TensorView& TaskHandle::find_output(std::uint32_t i) const {
     if (i >= output_count_) [[unlikely]]
         detail::throw_error(ErrorCode::InvalidArgument, "output(" + std::to_string(i) + ") of task " +
                                                             std::to_string(id_.value) + ", which allocated " +

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "pto/scope/orchestration.h"
@@ -106,6 +107,45 @@ TEST_CASE("alloc_tensors gives the views, buffers and graph of the generic submi
         REQUIRE(gd.producers_of(gd.tasks[1]).size() == 1);
         CHECK(gd.producers_of(gd.tasks[1])[0] == d.id);
     }
+}
+
+TEST_CASE("output_ref reads a handle's outputs where the runtime keeps them, with output's checks",
+          "[scope][alloc]") {
+    Runtime rt(config(false));
+    float input[8] = {};
+    const TensorView in = TensorView::contiguous(input, DataType::F32, {8});
+    TaskHandle alloc, mixed;
+    pto::run(rt, [&] {
+        PTO2_SCOPE(MANUAL) {
+            alloc = alloc_tensors(infos());
+            for (std::uint32_t i = 0; i < alloc.output_count(); ++i) {
+                const TensorView& ref = alloc.output_ref(i);
+                const TensorView copy = alloc.output(i);
+                CHECK(ref.base == copy.base);
+                CHECK(ref.creator == alloc.task_id());
+                CHECK(ref.ndim == infos()[i].ndim);
+                CHECK(&alloc.output_ref(i) == &ref);  // the same storage every time: nothing is copied
+            }
+            // A kernel whose create-info outputs sit between inputs: the i-th output, not the i-th argument.
+            mixed = submit_aiv(kK, Args()
+                                       .input(in)
+                                       .output(TensorCreateInfo(DataType::F32, {4}))
+                                       .input(in)
+                                       .output(TensorCreateInfo(DataType::I8, {2, 3})));
+            REQUIRE(mixed.output_count() == 2);
+            CHECK(mixed.output_ref(0).shape[0] == 4);
+            CHECK(mixed.output_ref(1).dtype == DataType::I8);
+            CHECK(mixed.output_ref(1).creator == mixed.task_id());
+            CHECK(&mixed.output_ref(1) == &mixed.output_ref(1));
+            pto::test::expect_error([&] { (void)mixed.output_ref(2); }, ErrorCode::InvalidArgument,
+                                    {"output(2) of task " + std::to_string(mixed.task_id().value),
+                                     "which allocated 2 tensor(s)"});
+        }
+    });
+    // The run is over, so both tasks retired and their argument storage serves later tasks.
+    for (const TaskHandle& h : {alloc, mixed})
+        pto::test::expect_error([&] { (void)h.output_ref(0); }, ErrorCode::InvalidArgument,
+                                {"of task " + std::to_string(h.task_id().value), "which has retired"});
 }
 
 TEST_CASE("alloc_tensors refuses a bad rank and an allocation larger than the heap, naming the task",

@@ -178,15 +178,17 @@ struct GroupDesc {
 
 /// ScopeTensors: a scope's scratch, allocated by one alloc task (q = q_tile, W = group_tokens, G = groups).
 /// Per-group buffers are indexed by group, so a QK of group g+1 never overwrites what group g still reads.
+/// The members refer to the views where the runtime keeps the alloc task's arguments
+/// (TaskHandle::output_ref): valid while the scope that allocated them is open, and not copied per scope.
 struct ScopeTensors {
-    TensorView sij;     ///< [G, q, W] F32: scores of each group (QK writes, softmax_prepare reads)
-    TensorView pij;     ///< [G, q, W] dtype: probabilities (softmax_prepare writes, PV reads)
-    TensorView mi;      ///< [G, q] F32: group row max of the scaled scores (softmax_prepare writes)
-    TensorView li;      ///< [G, q] F32: group row sum of pij (softmax_prepare writes)
-    TensorView oi_new;  ///< [G, q, head_dim] F32: pij x V of each group (PV writes)
-    TensorView m_run;   ///< [q] F32: running max (online_update, group to group)
-    TensorView l_run;   ///< [q] F32: running sum
-    TensorView oi;      ///< [q, head_dim] F32: running unnormalised output
+    const TensorView& sij;     ///< [G, q, W] F32: scores of each group (QK writes, softmax_prepare reads)
+    const TensorView& pij;     ///< [G, q, W] dtype: probabilities (softmax_prepare writes, PV reads)
+    const TensorView& mi;      ///< [G, q] F32: group row max of the scaled scores (softmax_prepare writes)
+    const TensorView& li;      ///< [G, q] F32: group row sum of pij (softmax_prepare writes)
+    const TensorView& oi_new;  ///< [G, q, head_dim] F32: pij x V of each group (PV writes)
+    const TensorView& m_run;   ///< [q] F32: running max (online_update, group to group)
+    const TensorView& l_run;   ///< [q] F32: running sum
+    const TensorView& oi;      ///< [q, head_dim] F32: running unnormalised output
 };
 inline constexpr std::uint32_t kScratchTensors = 8;
 /// scratch_infos: the alloc_tensors request of a scope with `groups` groups, in ScopeTensors order.
@@ -209,7 +211,7 @@ class ScratchRequest {
     std::uint32_t groups_ = 0;  // no scope has zero groups
     std::array<TensorCreateInfo, kScratchTensors> infos_;
 };
-/// scope_tensors: the views of an alloc task made from scratch_infos.
+/// scope_tensors: the views of an alloc task made from scratch_infos, read where the runtime keeps them.
 [[nodiscard]] ScopeTensors scope_tensors(const TaskHandle& alloc);
 /// scope_scratch_bytes: heap bytes of one scope's scratch (each buffer rounded to the heap's 64 bytes).
 [[nodiscard]] std::uint64_t scope_scratch_bytes(const Shape& shape, std::uint32_t groups);

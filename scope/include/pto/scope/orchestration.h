@@ -51,7 +51,12 @@ class TaskHandle {
     [[nodiscard]] TaskId task_id() const { return id_; }
     /// output: the i-th tensor allocated by this submit (create-info outputs in argument order, or the
     /// alloc_tensors results). Throws InvalidArgument if i >= output_count() or the task retired already.
-    [[nodiscard]] TensorView output(std::uint32_t i) const {
+    [[nodiscard]] TensorView output(std::uint32_t i) const { return output_ref(i); }
+    /// output_ref: output(i) without the copy: the view where the runtime keeps the task's arguments. It
+    /// stays valid until the task retires, which the open scope that submitted it prevents; after that the
+    /// storage serves later tasks, so keep a reference only within that scope (and copy what must outlive
+    /// it). A scope that passes its scratch to many tasks reads each view from here at no cost.
+    [[nodiscard]] const TensorView& output_ref(std::uint32_t i) const {
         // Inline for the common handle (alloc_tensors: every argument is an output) read while its task
         // lives; everything else, errors included, is out of line.
         if (i < output_count_ && output_count_ == tensor_count_ &&
@@ -62,9 +67,9 @@ class TaskHandle {
     [[nodiscard]] std::uint32_t output_count() const { return output_count_; }
 
   private:
-    /// find_output: output(i) of a submit whose arguments mix outputs it allocated with others, and the
-    /// errors (i out of range, the task retired).
-    [[nodiscard]] TensorView find_output(std::uint32_t i) const;
+    /// find_output: output_ref(i) of a submit whose arguments mix outputs it allocated with others, and
+    /// the errors (i out of range, the task retired).
+    [[nodiscard]] const TensorView& find_output(std::uint32_t i) const;
 
     friend TaskHandle detail::make_handle(TaskId, std::span<const TensorArg>, std::uint32_t,
                                           const std::atomic<std::uint64_t>*);
