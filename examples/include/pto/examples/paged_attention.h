@@ -147,6 +147,7 @@ struct HeadTiling {
     std::uint32_t head_tiles;    ///< Shape::head_tiles
     float softmax_scale;         ///< softmax_prepare's scalar, 1 / sqrt(head_dim)
 };
+/// head_tiling: the tiling of `shape`.
 [[nodiscard]] HeadTiling head_tiling(const Shape& shape);
 
 /// ScopeDesc: one (batch, head tile) scope, with what its groups' arguments need from the tiling.

@@ -138,30 +138,34 @@ class Args {
         new (after_storage_ + after_count_++ * sizeof(TaskId)) TaskId(id);
     }
     Args& add(const TensorView& view, Direction direction) {
-        ++requested_tensors_;
-        if (tensor_count_ == kMaxTensorArgs) [[unlikely]] {
-            too_many_ = true;
-            return *this;
-        }
-        if (view.base == nullptr && null_view_ == 0) [[unlikely]]
-            null_view_ = tensor_count_ + 1;
+        if (tensor_count_ == kMaxTensorArgs) [[unlikely]]
+            return note_too_many();
         new (tensor_data() + tensor_count_) TensorArg{view, direction};
-        ++tensor_count_;
-        return *this;
+        return count_added(view);
     }
     template <class... More>
     Args& add_sliced(const TensorView& view, Direction direction, Slice first, More... more) {
         static_assert((std::is_same_v<More, Slice> && ...), "Args: slices are pto::Slice values");
         if (tensor_count_ == kMaxTensorArgs) [[unlikely]]
-            return add(view, direction);  // noted as one argument too many, for the submit to report
+            return note_too_many();
         // Sliced where it is stored, and counted only once every slice fits.
         TensorView& v = (new (tensor_data() + tensor_count_) TensorArg{view, direction})->view;
         if (!(detail::slice_in_place(v, first) && (detail::slice_in_place(v, more) && ...))) [[unlikely]]
             throw_bad_slice(view, {first, more...});
+        return count_added(view);
+    }
+    /// count_added: counts the argument just written from `view`.
+    Args& count_added(const TensorView& view) {
         ++requested_tensors_;
         if (view.base == nullptr && null_view_ == 0) [[unlikely]]
             null_view_ = tensor_count_ + 1;
         ++tensor_count_;
+        return *this;
+    }
+    /// note_too_many: one tensor argument past kMaxTensorArgs, for the submit to report.
+    Args& note_too_many() {
+        ++requested_tensors_;
+        too_many_ = true;
         return *this;
     }
     /// throw_bad_slice: InvalidTensor naming this argument and the first of `slices` that leaves `view`.
