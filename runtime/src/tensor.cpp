@@ -62,6 +62,25 @@ void detail::throw_bad_rank(std::size_t ndim) {
                std::to_string(ndim));
 }
 
+std::string detail::describe_bad_slice(const TensorView& view, std::initializer_list<Slice> slices) {
+    TensorView narrowed = view;
+    std::size_t k = 0;
+    for (const Slice& s : slices) {
+        if (!slice_in_place(narrowed, s)) {  // leaves `narrowed` as it was
+            const bool has_dim = s.dim >= 0 && s.dim < narrowed.ndim && narrowed.ndim <= kMaxTensorDims;
+            return "slice " + std::to_string(k) + " (dimension " + std::to_string(s.dim) + ", [" +
+                   std::to_string(s.start) + ", " + std::to_string(std::uint64_t{s.start} + s.length) +
+                   ")) leaves the view, " +
+                   (has_dim ? "whose dimension " + std::to_string(s.dim) + " has " +
+                                  std::to_string(narrowed.shape[s.dim]) + " indices"
+                            : "which has rank " + std::to_string(narrowed.ndim));
+        }
+        ++k;
+    }
+    PTO_ASSERT(false, "describe_bad_slice: every slice fits");
+    return "a slice leaves the view";
+}
+
 void detail::throw_bad_slice(const TensorView& view, int dim, std::uint32_t start, std::uint32_t length) {
     check_rank(view.ndim);
     if (dim < 0 || dim >= view.ndim)

@@ -1,7 +1,6 @@
 // Args builder operations that are not worth inlining.
 #include "pto/scope/args.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -32,25 +31,8 @@ Args& Args::operator=(const Args& other) {
 }
 
 void Args::throw_bad_slice(const TensorView& view, std::initializer_list<Slice> slices) const {
-    TensorView narrowed = view;
-    std::uint32_t position = 0;
-    for (const Slice& s : slices) {
-        const bool has_dim = s.dim >= 0 && s.dim < narrowed.ndim && narrowed.ndim <= kMaxTensorDims;
-        const std::uint32_t extent = has_dim ? narrowed.shape[s.dim] : 0;
-        if (!detail::slice_in_place(narrowed, s))
-            detail::throw_error(ErrorCode::InvalidTensor,
-                                "Args: tensor argument " + std::to_string(tensor_count_) + ": slice " +
-                                    std::to_string(position) + " (dimension " + std::to_string(s.dim) +
-                                    ", [" + std::to_string(s.start) + ", " +
-                                    std::to_string(std::uint64_t{s.start} + s.length) +
-                                    ")) leaves the view, " +
-                                    (has_dim ? "whose dimension " + std::to_string(s.dim) + " has " +
-                                                   std::to_string(extent) + " indices"
-                                             : "which has rank " + std::to_string(narrowed.ndim)));
-        ++position;
-    }
-    PTO_ASSERT(false, "throw_bad_slice: every slice fits");
-    std::abort();
+    detail::throw_error(ErrorCode::InvalidTensor, "Args: tensor argument " + std::to_string(tensor_count_) +
+                                                      ": " + detail::describe_bad_slice(view, slices));
 }
 
 Args& Args::output(const TensorCreateInfo& info) {

@@ -87,27 +87,9 @@ void detail::throw_bad_binding_slice(BindingsState& s, std::uint32_t slot, const
                                      std::initializer_list<Slice> slices) {
     s.tensor_stamps[slot] = 0;  // never a generation: unbound
     const TemplateData& t = *s.tpl;
-    TensorView narrowed = view;
-    std::size_t k = 0;
-    for (const Slice& slice : slices) {
-        if (!slice_in_place(narrowed, slice)) {
-            const bool bad_dim =
-                slice.dim < 0 || slice.dim >= narrowed.ndim || narrowed.ndim > kMaxTensorDims;
-            detail::throw_error(
-                ErrorCode::InvalidTensor,
-                "Bindings of template '" + t.name + "': tensor slot '" + t.tensor_slots[slot].name +
-                    "': slice " + std::to_string(k) + " (dimension " + std::to_string(slice.dim) + ", [" +
-                    std::to_string(slice.start) + ", " +
-                    std::to_string(std::uint64_t{slice.start} + slice.length) + ")) leaves the view, " +
-                    (bad_dim ? "which has rank " + std::to_string(narrowed.ndim)
-                             : "whose dimension " + std::to_string(slice.dim) + " has " +
-                                   std::to_string(narrowed.shape[slice.dim]) + " indices") +
-                    "; the slot is left unbound");
-        }
-        ++k;
-    }
-    PTO_ASSERT(false, "throw_bad_binding_slice: every slice fits");
-    std::abort();
+    detail::throw_error(ErrorCode::InvalidTensor,
+                        "Bindings of template '" + t.name + "': tensor slot '" + t.tensor_slots[slot].name +
+                            "': " + detail::describe_bad_slice(view, slices) + "; the slot is left unbound");
 }
 
 Bindings::Bindings(const Template& tpl) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string>
 
 #include "pto/runtime/ids.h"
 
@@ -113,6 +114,10 @@ struct TensorView {
 namespace detail {
 [[noreturn]] void throw_bad_slice(const TensorView& view, int dim, std::uint32_t start, std::uint32_t length);
 [[noreturn]] void throw_bad_rank(std::size_t ndim);
+/// describe_bad_slice: "slice k (dimension d, [start, end)) leaves the view, whose dimension d has n
+/// indices" (or "which has rank r") for the first of `slices`, applied to `view` in turn, that leaves it.
+/// For the errors of the in-place slicing of Args and Bindings; some slice must leave the view.
+[[nodiscard]] std::string describe_bad_slice(const TensorView& view, std::initializer_list<Slice> slices);
 
 /// narrow: narrows `v` to `s` in place without checking that the slice lies in the view (the caller knows
 /// it does). The arithmetic of TensorView::slice.
