@@ -9,8 +9,10 @@
 
 #include "pto/scope/orchestration.h"
 #include "support/expect_error.h"
+#include "support/same_view.h"
 
 using namespace pto;
+using pto::test::same_view;
 
 namespace {
 
@@ -43,15 +45,6 @@ RuntimeConfig compute_config() {
 void register_kernels(Runtime& rt) {
     rt.register_kernel(kFill, {"fill", 1.0, &fill});
     rt.register_kernel(kRead, {"read", 1.0, &read});
-}
-
-bool same_view(const TensorView& a, const TensorView& b) {
-    if (a.base != b.base || a.offset != b.offset || a.ndim != b.ndim || a.dtype != b.dtype ||
-        a.is_tracked != b.is_tracked || a.creator != b.creator)
-        return false;
-    for (int d = 0; d < a.ndim; ++d)
-        if (a.shape[d] != b.shape[d] || a.strides[d] != b.strides[d]) return false;
-    return true;
 }
 
 }  // namespace
