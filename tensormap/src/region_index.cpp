@@ -140,6 +140,7 @@ void RegionIndex::index_buffer(std::uint32_t b) {
     extents_[b].kind[0].reset();
     extents_[b].kind[1].reset();
     extents_[b].latest = kNoEntry;
+    extents_[b].writer_count = 0;
     for (const std::uint32_t head : buffers_[b].first_entry)
         for (std::uint32_t e = head; e != kNoEntry; e = members_[e].next)
             register_entry(e);
@@ -181,7 +182,9 @@ void RegionIndex::erase(std::uint32_t e) {
         } else {
             --rec.unlinked[en.is_writer ? 1 : 0];
         }
-        if (extents_[member.buffer].latest == e) extents_[member.buffer].latest = kNoEntry;
+        Extents& x = extents_[member.buffer];
+        if (x.latest == e) x.latest = kNoEntry;
+        if (en.is_writer) --x.writer_count;
     }
     if (member.prev != kNoEntry)
         members_[member.prev].next = member.next;

@@ -40,9 +40,11 @@ namespace pto::detail {
 /// record and per erase and a few per lookup, while all of a small buffer's entries can be checked from its
 /// entry lists at the cost of their own lines. So a buffer is indexed (its entries registered in the
 /// chains) only once it holds more than kSmallBuffer entries; until then queries walk its entry lists,
-/// writers and readers apart. An indexed buffer stays indexed until its last entry leaves. A lookup of a
-/// small buffer thus examines at most kSmallBuffer entries, and of an indexed one what the probes below
-/// reach: neither grows with the number of live views of the buffer.
+/// writers and readers apart. An indexed buffer stays indexed until its last entry leaves, but a query
+/// that must consider at most kSmallBuffer of its entries (a read of a buffer with few writers and many
+/// readers, such as a tile written once and read per row; a write once most entries retired) walks the
+/// lists too. A lookup of a small buffer thus examines at most kSmallBuffer entries, and of an indexed
+/// one what the probes below reach: neither grows with the number of live views of the buffer.
 ///
 /// Extents. Before probing, an indexed buffer's Extents (per kind: where its entries can be, the current
 /// band of rows of its grid entries, the latest writer) settle most lookups without a probe: a view past
@@ -296,6 +298,7 @@ class RegionIndex {
         Extent others;
         std::uint64_t writes;  ///< insert_count() just after the latest writer registered
         std::uint32_t latest;
+        std::uint32_t writer_count;  ///< the buffer's writer entries: few, and a read walks their list
     };
     static_assert(sizeof(Extent) == 64 && sizeof(Extents) == 208, "an Extent per line; docs count 208 bytes");
     struct FreeDeleter {
@@ -412,8 +415,11 @@ class RegionIndex {
     template <class Visit>
     void probe_all(std::uint32_t b, const Query& q, Match match, std::uint64_t near_w, std::uint64_t near_r,
                    Visit& visit);
+    /// walk_small: visits the candidates on the buffer's entry lists (writers only for a read). Inline in
+    /// both callers: for_each_candidate walks most buffers this way.
     template <class Visit>
-    void walk_small(std::uint32_t b, std::int64_t lo, std::int64_t hi, Match match, Visit& visit);
+    [[gnu::always_inline]] inline void walk_small(std::uint32_t b, std::int64_t lo, std::int64_t hi,
+                                                  Match match, Visit& visit);
 
     EntryPool& pool_;
     /// Bucket heads: first registration + 1. Allocated for the most registrations the pool allows, but
@@ -498,6 +504,7 @@ inline void RegionIndex::register_entry(std::uint32_t e) {
         x.others = x.kind[1];
         x.latest = e;
         x.writes = inserts_;
+        ++x.writer_count;
     }
     x.kind[en.is_writer ? 1 : 0].add(en);
     ++buffers_[members_[e].buffer].unlinked[en.is_writer ? 1 : 0];
@@ -592,6 +599,13 @@ template <class Visit>
 void RegionIndex::probe_near(std::uint32_t b, const Query& q, Match match, std::uint64_t near_w,
                              std::uint64_t near_r, Visit& visit) {
     const Extents& x = extents_[b];
+    // The entries the query must consider (a read: the writers; otherwise all) are few: walked as a small
+    // buffer's are, without a probe. A buffer written once per tile and read once per row has many
+    // readers but few writers, and an indexed buffer stays indexed while its entries retire.
+    if ((match == Match::Writers ? x.writer_count : buffers_[b].entry_count) <= kSmallBuffer) {
+        walk_small(b, q.lo, q.hi, match, visit);
+        return;
+    }
     if (match != Match::Writers) {
         probe_all(b, q, match, near_w, near_r, visit);
         return;

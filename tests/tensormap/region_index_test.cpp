@@ -227,6 +227,48 @@ TEST_CASE("a read query walks no reader entries", "[tensormap][index]") {
     CHECK(ix.query(kBase, 0, 99, Match::Accesses).size() == 101);
 }
 
+TEST_CASE("a lookup of an indexed buffer whose entries it must consider are few walks their lists",
+          "[tensormap][index][small]") {
+    constexpr std::int64_t kTile = 1024, kRow = 64;
+    Index ix(1024);
+    // Six tiles written, then every row read: indexed (more than kSmallBuffer entries), six writers.
+    std::vector<std::uint32_t> tiles;
+    for (std::int64_t t = 0; t < 6; ++t)
+        tiles.push_back(ix.add(kBase, t * kTile, t * kTile + kTile - 1, true));
+    std::vector<std::uint32_t> readers;
+    for (std::int64_t r = 0; r < 6 * kTile / kRow; ++r)
+        readers.push_back(ix.add(kBase, r * kRow, r * kRow + kRow - 1, false));
+    // A row of tile 2 (not the latest writer, which the extents settle alone): the six writers, no probe.
+    const std::int64_t row = 2 * kTile + 5 * kRow;
+    std::uint64_t walked = 0;
+    CHECK(ix.query(kBase, row, row + kRow - 1, Match::Writers, &walked) ==
+          std::vector<std::uint32_t>{tiles[2]});
+    CHECK(walked == 6);
+    // Twelve writers: probed, a block or two of the tiles' class.
+    std::vector<std::uint32_t> more;
+    for (std::int64_t t = 6; t < 12; ++t)
+        more.push_back(ix.add(kBase, t * kTile, t * kTile + kTile - 1, true));
+    CHECK(ix.query(kBase, row, row + kRow - 1, Match::Writers, &walked) ==
+          std::vector<std::uint32_t>{tiles[2]});
+    CHECK(walked <= 4);
+    // Back to six writers: walked again.
+    for (const std::uint32_t e : more)
+        ix.remove(e);
+    CHECK(ix.query(kBase, row, row + kRow - 1, Match::Writers, &walked) ==
+          std::vector<std::uint32_t>{tiles[2]});
+    CHECK(walked == 6);
+    // A write considers every entry: probed while the buffer holds many, walked once few are left (an
+    // indexed buffer stays indexed until it empties).
+    CHECK(ix.query(kBase, row, row + kRow - 1, Match::Accesses, &walked) ==
+          (std::vector<std::uint32_t>{tiles[2], readers[std::size_t(row / kRow)]}));
+    CHECK(walked <= 6);
+    for (std::size_t r = 0; r < readers.size(); ++r)
+        if (r != std::size_t(row / kRow)) ix.remove(readers[r]);
+    CHECK(ix.query(kBase, row, row + kRow - 1, Match::Accesses, &walked) ==
+          (std::vector<std::uint32_t>{tiles[2], readers[std::size_t(row / kRow)]}));
+    CHECK(walked == 7);
+}
+
 TEST_CASE("a query past the span of an indexed buffer's entries of a kind walks none of them",
           "[tensormap][index][extents]") {
     Index ix(256);
