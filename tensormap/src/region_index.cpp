@@ -43,7 +43,7 @@ RegionIndex::RegionIndex(EntryPool& pool, std::uint32_t capacity)
       buffer_heads_(heads(capacity, std::min(capacity, kInitialBufferSlots))),
       buffer_mask_(std::min(capacity, kInitialBufferSlots) - 1),
       max_buffer_slots_(capacity),
-      memo_ids_(std::make_unique_for_overwrite<std::uint32_t[]>(kReadMemo)) {}
+      memo_ids_(std::make_unique_for_overwrite<std::uint32_t[]>(std::size_t{kReadMemos} * kReadMemo)) {}
 
 std::uint32_t RegionIndex::acquire_buffer(std::uintptr_t base, BufferRef ref) {
     // A missing record stays missing until one is acquired (insert's contract); a found one was released.

@@ -452,11 +452,14 @@ class RegionIndex {
     static constexpr std::uint64_t kRecentAcquires = 8;
     std::uintptr_t recent_acquires_[kRecentAcquires] = {};  ///< base of acquisition i at i % kRecentAcquires
     std::uint64_t erases_ = 0;  ///< entries erased so far, and resets: a clock for the read memo
-    /// ReadMemo: the latest probed read (Match::Writers of an indexed buffer) and how many candidates
-    /// it visited (their ids in memo_ids_), valid while buffer != kNoEntry, no entry was erased since
-    /// (so every id still names the same entry) and no writer of the buffer was registered since (so no
-    /// candidate is missing). Many tasks reading one tile (projections of a normed tile, every output
-    /// chunk reading the whole attention tile) then probe once and walk the list.
+    /// ReadMemo: a probed read (Match::Writers of an indexed buffer) and how many candidates it visited
+    /// (their ids in memo_ids_), valid while buffer != kNoEntry, no entry was erased since (so every id
+    /// still names the same entry) and no writer of the buffer was registered since (so no candidate is
+    /// missing). Many tasks reading one tile (projections of a normed tile, every output chunk reading
+    /// the whole attention tile) then probe once and walk the list. The latest probed read of each of a
+    /// few buffers is kept (the oldest replaced first), so tasks that read two tiles in turn
+    /// (a down projection reading the activation tile, the residual beside it reading its chunk of
+    /// another buffer) do not evict each other's.
     struct ReadMemo {
         std::uint32_t buffer = kNoEntry;
         std::uint32_t count = 0;
@@ -469,8 +472,10 @@ class RegionIndex {
         std::int64_t width = 0;
     };
     static constexpr std::uint32_t kReadMemo = 256;  ///< a read meeting more candidates is not remembered
-    ReadMemo memo_;
-    std::unique_ptr<std::uint32_t[]> memo_ids_;
+    static constexpr std::uint32_t kReadMemos = 4;
+    ReadMemo memos_[kReadMemos];
+    std::uint32_t memo_victim_ = 0;  ///< the memo a read of another buffer fills next (round robin)
+    std::unique_ptr<std::uint32_t[]> memo_ids_;  ///< kReadMemo ids per memo, memo k's at k * kReadMemo
     /// The record find_buffer returned last (kNoEntry: none), so an access's lookup, its superseding pass
     /// and its insert hash the base once; reset when the record is freed.
     mutable std::uintptr_t last_base_ = 0;
@@ -610,15 +615,22 @@ void RegionIndex::probe_near(std::uint32_t b, const Query& q, Match match, std::
         probe_all(b, q, match, near_w, near_r, visit);
         return;
     }
-    // A read of the same view as the previous probed read, with no writer of the buffer registered and
-    // no entry erased anywhere since, has the same candidates: the entries it visited, still live.
-    ReadMemo& m = memo_;
-    if (m.buffer == b && m.erases == erases_ && m.writes == x.writes && m.lo == q.lo && m.hi == q.hi &&
+    // A read of the same view as the buffer's previous probed read, with no writer of the buffer
+    // registered and no entry erased anywhere since, has the same candidates: the entries it visited,
+    // still live.
+    std::uint32_t k = 0;
+    while (k < kReadMemos && memos_[k].buffer != b)
+        ++k;
+    const bool found = k < kReadMemos;
+    if (!found) k = memo_victim_++ % kReadMemos;  // the buffer's memo, or the least recently filled
+    ReadMemo& m = memos_[k];
+    std::uint32_t* const ids = memo_ids_.get() + k * kReadMemo;
+    if (found && m.erases == erases_ && m.writes == x.writes && m.lo == q.lo && m.hi == q.hi &&
         m.pitch == q.window.pitch && m.phase == q.window.phase && m.width == q.window.width) {
         const std::uint32_t n = m.count;
         entries_walked_ += n;
         for (std::uint32_t i = 0; i < n; ++i)
-            visit(memo_ids_[i]);  // may erase that entry only: the others stay live
+            visit(ids[i]);  // may erase that entry only: the others stay live
         return;
     }
     m.buffer = kNoEntry;
@@ -627,7 +639,7 @@ void RegionIndex::probe_near(std::uint32_t b, const Query& q, Match match, std::
     bool overflow = false;
     auto remember = [&](std::uint32_t e) {
         if (n < kReadMemo)
-            memo_ids_[n++] = e;
+            ids[n++] = e;
         else
             overflow = true;
         visit(e);

@@ -598,6 +598,29 @@ TEST_CASE("a read repeated while only readers are added walks its remembered can
     CHECK(std::count(seen.begin(), seen.end(), late) == 1);
 }
 
+TEST_CASE("reads of a few buffers in turn each walk their own remembered candidates",
+          "[tensormap][index][extents]") {
+    // Three buffers of 128 rows, each row written by its own task; each buffer read in turn from row 1 to
+    // row 126, each read adding a reader entry. A probe also walks row 0 (its block precedes the query's
+    // first), a remembered read only its candidates: after the first round every read walks exactly those.
+    Index ix(4096);
+    constexpr std::int64_t kRow = 256;
+    constexpr std::uintptr_t kBuffers[] = {kBase, kBase + 0x1000000, kBase + 0x2000000};
+    for (const std::uintptr_t base : kBuffers)
+        for (std::int64_t r = 0; r < 128; ++r)
+            ix.add(base, r * kRow, r * kRow + kRow - 1, true);
+    const std::int64_t lo = kRow, hi = 127 * kRow - 1;
+    for (int round = 0; round < 10; ++round) {
+        for (const std::uintptr_t base : kBuffers) {
+            std::uint64_t walked = 0;
+            const std::vector<std::uint32_t> seen = ix.query(base, lo, hi, Match::Writers, &walked);
+            CHECK(seen.size() == 126);
+            CHECK(walked == (round == 0 ? 127u : 126u));
+            ix.add(base, lo, hi, false);
+        }
+    }
+}
+
 TEST_CASE("tiles and rows written in order and read back right after stay complete",
           "[tensormap][index][extents][random]") {
     const std::uint64_t seed = GENERATE(51u, 52u, 53u);
