@@ -457,7 +457,7 @@ class RegionIndex {
     /// still names the same entry) and no writer of the buffer was registered since (so no candidate is
     /// missing). Many tasks reading one tile (projections of a normed tile, every output chunk reading
     /// the whole attention tile) then probe once and walk the list. The latest probed read of each of a
-    /// few buffers is kept (the oldest replaced first), so tasks that read two tiles in turn
+    /// few buffers is kept (a new buffer takes the slots in turn), so tasks that read two tiles in turn
     /// (a down projection reading the activation tile, the residual beside it reading its chunk of
     /// another buffer) do not evict each other's.
     struct ReadMemo {
@@ -622,7 +622,7 @@ void RegionIndex::probe_near(std::uint32_t b, const Query& q, Match match, std::
     while (k < kReadMemos && memos_[k].buffer != b)
         ++k;
     const bool found = k < kReadMemos;
-    if (!found) k = memo_victim_++ % kReadMemos;  // the buffer's memo, or the least recently filled
+    if (!found) k = memo_victim_++ % kReadMemos;  // the buffer's memo, or the next slot in turn
     ReadMemo& m = memos_[k];
     std::uint32_t* const ids = memo_ids_.get() + k * kReadMemo;
     if (found && m.erases == erases_ && m.writes == x.writes && m.lo == q.lo && m.hi == q.hi &&
