@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
+#include <concepts>
 #include <memory>
 
 namespace pto::detail {
@@ -154,6 +155,24 @@ class RegionIndex {
     [[nodiscard]] bool is_untouched_since(BufferRef ref, std::uint64_t count) const {
         return ref.buffer == kNoEntry || buffers_[ref.buffer].stamp <= count;
     }
+
+    static constexpr std::uint32_t kReadMemo = 256;  ///< a read meeting more candidates is not remembered
+    static constexpr std::uint32_t kReadMemos = 4;   ///< read memos kept, one per buffer
+    /// RememberedRead: a read memo (ReadMemo, below): its slot and its serial, new for each memo made, so
+    /// what a caller keeps about a read under that serial holds as long as the memo does.
+    struct RememberedRead {
+        std::uint32_t slot;
+        std::uint64_t serial;
+    };
+    /// A visit of a read may also answer for it from a memo: the index then calls recall(memo) before
+    /// visiting the memo's candidates, which it skips if recall returns true (the visit reported, by
+    /// other means, what visiting them would); and remember(memo) after a read that made or followed
+    /// memo `memo` with no entry erased, so the visit can keep what it reported.
+    template <class Visit>
+    static constexpr bool kRecalls = requires(Visit& v, const RememberedRead& r) {
+        { v.recall(r) } -> std::same_as<bool>;
+        v.remember(r);
+    };
 
     /// entries_walked: chain and list entries examined by all queries so far (white-box cost measure).
     [[nodiscard]] std::uint64_t entries_walked() const { return entries_walked_; }
@@ -404,7 +423,8 @@ class RegionIndex {
     /// probe_indexed: for_each_candidate on indexed buffer `b`. Inline: what the Extents settle (nothing
     /// near, or only the latest writer: most lookups of an indexed buffer) costs no call.
     template <class Visit>
-    void probe_indexed(std::uint32_t b, const Query& q, Match match, Visit& visit);
+    [[gnu::always_inline]] inline void probe_indexed(std::uint32_t b, const Query& q, Match match,
+                                                     Visit& visit);
     /// probe_near: the rest of probe_indexed, for a query near entries of the kinds near_w and near_r
     /// select; out of line, so the lookup that inlines probe_indexed stays small.
     template <class Visit>
@@ -470,11 +490,11 @@ class RegionIndex {
         std::int64_t pitch = 0;
         std::int64_t phase = 0;
         std::int64_t width = 0;
+        std::uint64_t serial = 0;  ///< RememberedRead::serial
     };
-    static constexpr std::uint32_t kReadMemo = 256;  ///< a read meeting more candidates is not remembered
-    static constexpr std::uint32_t kReadMemos = 4;
     ReadMemo memos_[kReadMemos];
-    std::uint32_t memo_victim_ = 0;  ///< the memo a read of another buffer fills next (round robin)
+    std::uint32_t memo_victim_ = 0;   ///< the memo a read of another buffer fills next (round robin)
+    std::uint64_t memo_serials_ = 0;  ///< memos made so far
     std::unique_ptr<std::uint32_t[]> memo_ids_;  ///< kReadMemo ids per memo, memo k's at k * kReadMemo
     /// The record find_buffer returned last (kNoEntry: none), so an access's lookup, its superseding pass
     /// and its insert hash the base once; reset when the record is freed.
@@ -627,10 +647,16 @@ void RegionIndex::probe_near(std::uint32_t b, const Query& q, Match match, std::
     std::uint32_t* const ids = memo_ids_.get() + k * kReadMemo;
     if (found && m.erases == erases_ && m.writes == x.writes && m.lo == q.lo && m.hi == q.hi &&
         m.pitch == q.window.pitch && m.phase == q.window.phase && m.width == q.window.width) {
+        const RememberedRead memo{k, m.serial};
+        if constexpr (kRecalls<Visit>)
+            if (visit.recall(memo)) return;
         const std::uint32_t n = m.count;
         entries_walked_ += n;
+        const std::uint64_t erases = erases_;
         for (std::uint32_t i = 0; i < n; ++i)
             visit(ids[i]);  // may erase that entry only: the others stay live
+        if constexpr (kRecalls<Visit>)
+            if (erases == erases_) visit.remember(memo);
         return;
     }
     m.buffer = kNoEntry;
@@ -646,8 +672,17 @@ void RegionIndex::probe_near(std::uint32_t b, const Query& q, Match match, std::
     };
     probe_all(b, q, match, near_w, near_r, remember);
     if (overflow || erases != erases_) return;  // an erase may have freed the record too
-    m = ReadMemo{
-        b, n, extents_[b].writes, erases, q.lo, q.hi, q.window.pitch, q.window.phase, q.window.width};
+    m = ReadMemo{b,
+                 n,
+                 extents_[b].writes,
+                 erases,
+                 q.lo,
+                 q.hi,
+                 q.window.pitch,
+                 q.window.phase,
+                 q.window.width,
+                 ++memo_serials_};
+    if constexpr (kRecalls<Visit>) visit.remember(RememberedRead{k, m.serial});
 }
 
 template <class Visit>

@@ -4,6 +4,7 @@
 
 #include "entry_pool.h"
 #include "pto/runtime/detail/throw.h"
+#include "read_results.h"
 #include "region_index.h"
 #include "shape_overlap.h"
 #include "view_shape.h"
@@ -117,6 +118,8 @@ inline bool meets(const detail::EntryPool& pool, std::uint32_t e, const Prepared
 struct TensorMap::Impl {
     detail::EntryPool pool;
     detail::RegionIndex index;
+    detail::ReadResults results;
+    std::uint64_t takeovers = 0;  ///< writer entries a write took over in place (see supersede)
 
     explicit Impl(std::uint32_t entries) : pool(checked_capacity(entries)), index(pool, entries) {}
 
@@ -166,6 +169,19 @@ struct TensorMap::Impl {
     /// just prepared then reads the shape from where prepare wrote it, in the same frame).
     [[gnu::always_inline]] inline void look_up(Prepared& p, const RetiredTasks& retired,
                                                std::vector<TaskId>& out);
+
+    struct LookupVisit;
+    /// recall / keep: for a read whose candidates are those of index memo `memo`, what an earlier read that
+    /// followed it reported, if that still holds (appended to `out`: true), and keeping what this read
+    /// reported (ReadResults). Only reads of a dense view or rows (is_exact). Out of line: only reads the
+    /// index probes reach them.
+    [[gnu::noinline]] bool recall(const Prepared& p, const detail::RegionIndex::RememberedRead& memo,
+                                  const RetiredTasks& retired, std::vector<TaskId>& out) const;
+    [[gnu::noinline]] void keep(const Prepared& p, const detail::RegionIndex::RememberedRead& memo,
+                                std::span<const TaskId> producers);
+    /// is_exact: the view's range and row window fix its elements (a dense view or rows), so reads with
+    /// the same ones and the same creator meet the same entries.
+    static bool is_exact(const Prepared& p) { return p.is_dense || is_rows_shape(p.shape); }
 
     /// Cold path for a full pool: finds retired entries anywhere (callers may record out of task order).
     bool reclaim_anywhere(const RetiredTasks& retired) {
@@ -217,20 +233,18 @@ void TensorMap::prepare(const TensorView& view, Direction direction, Access& out
     prepare_access(view, direction, out);
 }
 
-void TensorMap::Impl::look_up(Prepared& p, const RetiredTasks& retired, std::vector<TaskId>& out) {
-    Impl& m = *this;
-    const detail::RegionIndex::BufferRef ref = m.index.find(p.base);
-    p.looked_up_at = m.index.insert_count();
-    p.has_looked_up = true;
-    if (ref.buffer == detail::kNoEntry) {
-        // No entry of the buffer (the first access of a fresh one, most often): nothing to find.
-        p.buffer = ref.buffer;
-        p.buffer_epoch = ref.epoch;
-        p.met_contained = false;
-        return;
-    }
+/// LookupVisit: look_up's visit of a candidate entry: drops it if its task retired (or it belongs to an
+/// earlier buffer at the address), reports it if it meets the access. For a read that makes or follows a
+/// memo of the index, also recall and remember (RegionIndex::kRecalls), through ReadResults.
+struct TensorMap::Impl::LookupVisit {
+    Impl& m;
+    Prepared& p;
+    const RetiredTasks& retired;
+    std::vector<TaskId>& out;
+    std::size_t reported_from;  ///< out.size() before the lookup
     bool met_contained = false;
-    auto visit = [&](std::uint32_t e) {
+
+    void operator()(std::uint32_t e) {
         const detail::Entry& en = m.pool.entry(e);
         if (en.task < p.first_task) [[unlikely]] {
             // An access of an earlier buffer the runtime allocated at the same address.
@@ -246,7 +260,26 @@ void TensorMap::Impl::look_up(Prepared& p, const RetiredTasks& retired, std::vec
         }
         if (en.lo >= p.shape.first && en.hi <= p.shape.last) met_contained = true;
         if (meets(m.pool, e, p)) out.push_back(TaskId{en.task});
-    };
+    }
+    bool recall(const detail::RegionIndex::RememberedRead& memo) { return m.recall(p, memo, retired, out); }
+    void remember(const detail::RegionIndex::RememberedRead& memo) {
+        m.keep(p, memo, std::span<const TaskId>(out.data() + reported_from, out.size() - reported_from));
+    }
+};
+
+void TensorMap::Impl::look_up(Prepared& p, const RetiredTasks& retired, std::vector<TaskId>& out) {
+    Impl& m = *this;
+    const detail::RegionIndex::BufferRef ref = m.index.find(p.base);
+    p.looked_up_at = m.index.insert_count();
+    p.has_looked_up = true;
+    if (ref.buffer == detail::kNoEntry) {
+        // No entry of the buffer (the first access of a fresh one, most often): nothing to find.
+        p.buffer = ref.buffer;
+        p.buffer_epoch = ref.epoch;
+        p.met_contained = false;
+        return;
+    }
+    LookupVisit visit{m, p, retired, out, out.size()};
     m.index.for_each_candidate(
         ref, p.base, p.shape.first, p.shape.last, p.window,
         p.is_writer ? detail::RegionIndex::Match::Accesses : detail::RegionIndex::Match::Writers, visit);
@@ -254,7 +287,17 @@ void TensorMap::Impl::look_up(Prepared& p, const RetiredTasks& retired, std::vec
     const detail::RegionIndex::BufferRef now = m.index.current(ref, p.base);  // `ref` names a record here
     p.buffer = now.buffer;
     p.buffer_epoch = now.epoch;
-    p.met_contained = met_contained;
+    p.met_contained = visit.met_contained;
+}
+
+bool TensorMap::Impl::recall(const Prepared& p, const detail::RegionIndex::RememberedRead& memo,
+                             const RetiredTasks& retired, std::vector<TaskId>& out) const {
+    return is_exact(p) && results.recall(memo, p.first_task, takeovers, retired.before.value, out);
+}
+
+void TensorMap::Impl::keep(const Prepared& p, const detail::RegionIndex::RememberedRead& memo,
+                           std::span<const TaskId> producers) {
+    if (is_exact(p)) results.keep(memo, p.first_task, takeovers, producers);
 }
 
 void TensorMap::find_producers(Access& access, const RetiredTasks& retired, std::vector<TaskId>& out) {
@@ -295,6 +338,7 @@ bool TensorMap::Impl::supersede(const Prepared& p, detail::RegionIndex::BufferRe
                                detail::RegionIndex::Match::Contained, visit);
     if (same == detail::kNoEntry) return false;
     m.pool.entry(same).task = task.value;
+    ++m.takeovers;  // the entry names another task now: what reads reported before is stale
     m.pool.touch(same);
     return true;
 }

@@ -621,6 +621,77 @@ TEST_CASE("reads of a few buffers in turn each walk their own remembered candida
     }
 }
 
+namespace {
+
+/// RecallingVisit: a visit that may answer from a memo (RegionIndex::kRecalls): records the visits and the
+/// memos the index offers and reports, and answers recall with `answer`.
+struct RecallingVisit {
+    std::vector<std::uint32_t> seen;
+    std::vector<RegionIndex::RememberedRead> offered;     ///< recall calls
+    std::vector<RegionIndex::RememberedRead> remembered;  ///< remember calls
+    bool answer = false;
+
+    void operator()(std::uint32_t e) { seen.push_back(e); }
+    bool recall(const RegionIndex::RememberedRead& memo) {
+        offered.push_back(memo);
+        return answer;
+    }
+    void remember(const RegionIndex::RememberedRead& memo) { remembered.push_back(memo); }
+};
+static_assert(RegionIndex::kRecalls<RecallingVisit>);
+
+}  // namespace
+
+TEST_CASE("a probed read offers its memo to a visit that can answer for it, and reports the memo it used",
+          "[tensormap][index][extents]") {
+    // 64 rows written one by one, read as a whole: the first read probes and makes a memo (remember), a
+    // repeat is offered it (recall): declined, the candidates are visited and the memo reported again;
+    // accepted, nothing is visited. A new writer makes the next read probe and make a new memo.
+    Index ix(4096);
+    constexpr std::int64_t kRow = 256;
+    for (std::int64_t r = 0; r < 64; ++r)
+        ix.add(kBase, r * kRow, r * kRow + kRow - 1, true);
+    const std::int64_t lo = 0, hi = 64 * kRow - 1;
+    auto read = [&](RecallingVisit& v) {
+        const std::uint64_t before = ix.index.entries_walked();
+        ix.index.for_each_candidate(kBase, lo, hi, RowWindow{0, 0, 0}, Match::Writers, v);
+        return ix.index.entries_walked() - before;
+    };
+
+    RecallingVisit first;
+    read(first);
+    CHECK(first.seen.size() == 64);
+    CHECK(first.offered.empty());
+    REQUIRE(first.remembered.size() == 1);
+    const RegionIndex::RememberedRead memo = first.remembered[0];
+    CHECK(memo.serial != 0);
+
+    RecallingVisit declined;
+    CHECK(read(declined) == 64);
+    CHECK(declined.seen.size() == 64);
+    REQUIRE(declined.offered.size() == 1);
+    CHECK(declined.offered[0].serial == memo.serial);
+    CHECK(declined.offered[0].slot == memo.slot);
+    REQUIRE(declined.remembered.size() == 1);
+    CHECK(declined.remembered[0].serial == memo.serial);
+
+    RecallingVisit accepted;
+    accepted.answer = true;
+    CHECK(read(accepted) == 0);
+    CHECK(accepted.seen.empty());
+    CHECK(accepted.offered.size() == 1);
+    CHECK(accepted.remembered.empty());
+
+    ix.add(kBase, 3 * kRow, 4 * kRow - 1, true);
+    RecallingVisit after_write;
+    after_write.answer = true;
+    read(after_write);
+    CHECK(after_write.offered.empty());
+    CHECK(after_write.seen.size() == 65);
+    REQUIRE(after_write.remembered.size() == 1);
+    CHECK(after_write.remembered[0].serial != memo.serial);
+}
+
 TEST_CASE("tiles and rows written in order and read back right after stay complete",
           "[tensormap][index][extents][random]") {
     const std::uint64_t seed = GENERATE(51u, 52u, 53u);

@@ -210,6 +210,55 @@ TEST_CASE("rewriting the same view keeps one entry, which names the latest write
     CHECK(producers(map, tile(a, 64, 10, 1, 20, 1), Direction::In) == Ids{100});
 }
 
+TEST_CASE("a read repeated over many writers reports what changed since: a takeover, a retirement, a writer",
+          "[tensormap][prepared]") {
+    // Twelve rows written by tasks 1-12, then the whole block read again and again (each read recorded, as
+    // the scope layer does): the repeats are answered from what the first reported. Each change below
+    // must show in the next read.
+    TensorMap map(256);
+    void* a = buffer(1);
+    constexpr std::uint32_t kWidth = 64;
+    auto row = [&](std::uint32_t r) {
+        return range(a, std::int64_t{r} * kWidth, std::int64_t{r + 1} * kWidth);
+    };
+    for (std::uint32_t r = 0; r < 12; ++r)
+        record(map, row(r), Direction::Out, r + 1);
+    const TensorView block = range(a, 0, 12 * kWidth);
+    const TensorView half = tile(a, kWidth, 0, 12, 0, kWidth / 2);  // rows of a strided view
+    std::uint64_t reader = 100;
+    auto read = [&](const TensorView& v, std::uint64_t retired_before = 0) {
+        const Ids found = producers(map, v, Direction::In, retired_before);
+        record(map, v, Direction::In, reader++, retired_before);
+        return found;
+    };
+    const Ids all{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    for (const TensorView& v : {block, half})
+        for (int k = 0; k < 3; ++k)
+            CHECK(read(v) == all);
+    // Task 20 rewrites row 3 exactly: it takes over task 4's entry.
+    CHECK(producers(map, row(3), Direction::Out) == (Ids{4, 100, 101, 102, 103, 104, 105}));
+    record(map, row(3), Direction::Out, 20);
+    const Ids taken_over{1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 20};
+    CHECK(read(half) == taken_over);
+    CHECK(read(block) == taken_over);
+    CHECK(read(block) == taken_over);
+    // Tasks below 6 retired.
+    const Ids retired{6, 7, 8, 9, 10, 11, 12, 20};
+    CHECK(read(block, 6) == retired);
+    CHECK(read(block, 6) == retired);
+    // A new writer inside row 5.
+    record(map, range(a, 5 * kWidth + 10, 5 * kWidth + 20), Direction::Out, 30, 6);
+    const Ids written{6, 7, 8, 9, 10, 11, 12, 20, 30};
+    CHECK(read(block, 6) == written);
+    CHECK(read(block, 6) == written);
+    // The same block as a buffer the runtime allocated at task 9: older entries are another buffer's.
+    TensorView fresh = block;
+    fresh.creator = TaskId{9};
+    CHECK(read(fresh, 6) == (Ids{9, 10, 11, 12, 20, 30}));
+    CHECK(read(fresh, 6) == (Ids{9, 10, 11, 12, 20, 30}));
+    CHECK(read(block, 6) == written);
+}
+
 TEST_CASE("a task's accesses are all looked up before any is recorded", "[tensormap][prepared]") {
     // One task reads and writes overlapping views of one buffer, and writes a part of it twice: no access
     // may find the task itself, and every later access sees all of them.
