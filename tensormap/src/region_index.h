@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <concepts>
 #include <cstdint>
 #include <cstdlib>
-#include <concepts>
 #include <memory>
 
 namespace pto::detail {
