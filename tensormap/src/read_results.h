@@ -5,11 +5,13 @@
 // of a load, a retirement check and an overlap test per writer.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "pto/runtime/detail/throw.h"
 #include "pto/runtime/ids.h"
 #include "region_index.h"
 
@@ -50,18 +52,14 @@ class ReadResults {
     /// it), for the next read that follows the same memo.
     void keep(const RegionIndex::RememberedRead& memo, std::uint64_t first_task, std::uint64_t takeovers,
               std::span<const TaskId> producers) {
-        Kept& r = kept_[memo.slot];
-        if (producers.size() > kMaxProducers) {
-            r.serial = 0;
-            return;
-        }
-        TaskId* ids = ids_.get() + std::size_t{memo.slot} * kMaxProducers;
+        PTO_ASSERT(producers.size() <= kMaxProducers,
+                   "a read reports each of its memo's candidates once at most");
+        std::ranges::copy(producers, ids_.get() + std::size_t{memo.slot} * kMaxProducers);
         std::uint64_t oldest = ~std::uint64_t{0};
-        for (std::size_t i = 0; i < producers.size(); ++i) {
-            ids[i] = producers[i];
-            oldest = producers[i].value < oldest ? producers[i].value : oldest;
-        }
-        r = Kept{memo.serial, takeovers, first_task, oldest, static_cast<std::uint32_t>(producers.size())};
+        for (const TaskId t : producers)
+            oldest = std::min(oldest, t.value);
+        kept_[memo.slot] =
+            Kept{memo.serial, takeovers, first_task, oldest, static_cast<std::uint32_t>(producers.size())};
     }
 
   private:
